@@ -1,0 +1,37 @@
+/* Validation of the few kinds of text every component must agree on. */
+#ifndef POSTERN_TEXT_H
+#define POSTERN_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define NAME_MODULE_MAX 128
+#define NAME_USER_MAX 32
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (1..4), or 0 when the bytes
+ * there are not valid UTF-8: overlong forms, surrogates, code points above
+ * U+10FFFF, and sequences cut short by avail are all invalid.
+ */
+size_t utf8_seq_len(const unsigned char *s, size_t avail);
+
+/* True when all len bytes of s are valid UTF-8. */
+bool utf8_valid(const char *s, size_t len);
+
+/* A module name: [A-Za-z0-9][A-Za-z0-9._+-]*, at most NAME_MODULE_MAX bytes. */
+bool name_is_module(const char *s);
+
+/*
+ * A user name as Debian's adduser accepts it by default and as no shell or
+ * option parser can misread: [a-z_][a-z0-9_.-]*, optional trailing '$',
+ * at most NAME_USER_MAX bytes.
+ */
+bool name_is_user(const char *s);
+
+/* Copy src into dst of size dstlen; false (dst emptied) when it does not fit. */
+bool str_copy(char *dst, size_t dstlen, const char *src);
+
+/* True when s (NUL-terminated) contains only ASCII digits and is non-empty. */
+bool str_is_digits(const char *s);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * The release policy: who may install or delete releases of which module.
+ *
+ * Loaded once from postern.yaml (plus the generated DOAP module file it
+ * names) into an immutable struct policy. Every component asks the one
+ * decision function, policy_may(); nothing else decides.
+ */
+#ifndef POSTERN_POLICY_H
+#define POSTERN_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+
+struct policy;
+
+enum policy_action {
+	POLICY_INSTALL,
+	POLICY_DELETE,
+};
+
+/* Why a request is allowed, or that it is not. */
+enum policy_basis {
+	POLICY_DENY = 0,
+	POLICY_MAINTAINER,      /* listed maintainer of the module */
+	POLICY_RELEASE_TEAM,    /* release team: any module, even a new one */
+	POLICY_OPEN,            /* open module: allowed, flagged as non-maintainer upload */
+};
+
+struct policy_limits {
+	uint64_t max_compressed;     /* bytes, default 2 GiB */
+	uint64_t max_uncompressed;   /* bytes, default 8 GiB */
+	uint64_t max_members;        /* default 200000 */
+	unsigned max_ratio;          /* uncompressed:compressed, default 100 */
+	unsigned time_limit;         /* seconds per install, default 600 */
+};
+
+/* Scalar settings; every string is owned by the policy, NULL when unset. */
+struct policy_settings {
+	const char *incoming;        /* paths.incoming */
+	const char *tree;            /* paths.tree */
+	const char *state;           /* paths.state */
+	const char *socket;          /* paths.socket */
+	const char *doap_modules;    /* generated DOAP module file, or NULL */
+	const char *const *doap_sources;   /* directories/files for import-doap, or NULL */
+	struct policy_limits limits;
+	unsigned delete_window;      /* seconds, default 86400 */
+	unsigned mirror_sync_interval;   /* seconds between mirror_sync runs, default 300 */
+	const char *const *hook_doap_change;    /* argv, NULL-terminated, or NULL */
+	const char *const *hook_after_install;
+	const char *const *hook_mirror_sync;
+	const char *mail_to;         /* release announcement recipient, or NULL */
+	const char *mail_from;
+	const char *release_team_group;        /* or NULL */
+	const char *const *release_team_users; /* or NULL */
+};
+
+struct policy_module {
+	const char *name;
+	const char *const *maintainers;   /* NULL-terminated, may be empty when open */
+	bool open;
+	const char *version_dir;          /* "major", "major.minor" or NULL (automatic) */
+	const char *source;               /* "postern.yaml" or "<module>.doap" */
+	bool overrides_doap;              /* explicit entry replacing a DOAP one */
+};
+
+/*
+ * Load path: it must be a regular file owned by root and not writable by
+ * group or other; any error (syntax, schema, ownership) fails the whole load
+ * with e->msg as "FILE:LINE:COL: what is wrong".
+ */
+int policy_load(const char *path, struct policy **out, struct pst_err *e);
+
+/* Parse a YAML buffer without the file checks (fuzzing, unit tests). name
+ * is used in messages. The doap_modules file it names is not read. */
+int policy_parse(const char *buf, size_t len, const char *name, struct policy **out,
+		 struct pst_err *e);
+
+void policy_free(struct policy *p);
+
+const struct policy_settings *policy_settings(const struct policy *p);
+
+size_t policy_module_count(const struct policy *p);
+const struct policy_module *policy_module_at(const struct policy *p, size_t i);
+const struct policy_module *policy_module_find(const struct policy *p, const char *name);
+
+bool policy_is_release_team(const struct policy *p, const char *user);
+
+/*
+ * The decision. Writes a sentence for a human into why, e.g.
+ * "matthiasc is a maintainer of gtk (from gtk.doap)" or
+ * "bob may not release gtk: maintainers are matthiasc, otte; release team: alice".
+ */
+enum policy_basis policy_may(const struct policy *p, const char *user,
+			     enum policy_action action, const char *module,
+			     char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,102 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "text.h"
+
+static void test_utf8_accepts_valid(void **state)
+{
+	(void)state;
+	assert_true(utf8_valid("plain", 5));
+	assert_true(utf8_valid("G\xc3\xb6llnitz", 9));
+	assert_true(utf8_valid("\xd0\xa0\xd1\x83", 4));
+	assert_true(utf8_valid("\xf0\x9f\x98\x80", 4));
+	assert_true(utf8_valid("", 0));
+}
+
+static void test_utf8_refuses_invalid(void **state)
+{
+	(void)state;
+	assert_false(utf8_valid("\xc0\xaf", 2));          /* overlong '/' */
+	assert_false(utf8_valid("\xe0\x80\xaf", 3));      /* overlong */
+	assert_false(utf8_valid("\xed\xa0\x80", 3));      /* surrogate */
+	assert_false(utf8_valid("\xf4\x90\x80\x80", 4));  /* > U+10FFFF */
+	assert_false(utf8_valid("\xc3", 1));              /* cut short */
+	assert_false(utf8_valid("\x80", 1));              /* lone continuation */
+	assert_false(utf8_valid("\xff", 1));
+}
+
+static void test_module_names(void **state)
+{
+	(void)state;
+	assert_true(name_is_module("gtk"));
+	assert_true(name_is_module("gtk+"));
+	assert_true(name_is_module("libxml2"));
+	assert_true(name_is_module("at-spi2-core"));
+	assert_true(name_is_module("gobject_introspection.x"));
+	assert_false(name_is_module(""));
+	assert_false(name_is_module("-gtk"));
+	assert_false(name_is_module(".gtk"));
+	assert_false(name_is_module("gtk/../x"));
+	assert_false(name_is_module("gtk 4"));
+	assert_false(name_is_module("gtk\n"));
+	assert_false(name_is_module(NULL));
+}
+
+static void test_module_name_length(void **state)
+{
+	char name[NAME_MODULE_MAX + 2];
+
+	(void)state;
+	memset(name, 'a', sizeof(name));
+	name[NAME_MODULE_MAX + 1] = '\0';
+	assert_false(name_is_module(name));
+	name[NAME_MODULE_MAX] = '\0';
+	assert_true(name_is_module(name));
+}
+
+static void test_user_names(void **state)
+{
+	(void)state;
+	assert_true(name_is_user("matthiasc"));
+	assert_true(name_is_user("_apt"));
+	assert_true(name_is_user("a.b-c_d"));
+	assert_true(name_is_user("machine$"));
+	assert_false(name_is_user("Root"));
+	assert_false(name_is_user("-rf"));
+	assert_false(name_is_user("1abc"));
+	assert_false(name_is_user("a b"));
+	assert_false(name_is_user("a$b"));
+	assert_false(name_is_user(""));
+	assert_false(name_is_user("abcdefghijabcdefghijabcdefghijabc"));
+}
+
+static void test_str_copy(void **state)
+{
+	char buf[4];
+
+	(void)state;
+	assert_true(str_copy(buf, sizeof(buf), "abc"));
+	assert_string_equal(buf, "abc");
+	assert_false(str_copy(buf, sizeof(buf), "abcd"));
+	assert_string_equal(buf, "");
+	assert_true(str_is_digits("0123"));
+	assert_false(str_is_digits("12a"));
+	assert_false(str_is_digits(""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_utf8_accepts_valid),
+		cmocka_unit_test(test_utf8_refuses_invalid),
+		cmocka_unit_test(test_module_names),
+		cmocka_unit_test(test_module_name_length),
+		cmocka_unit_test(test_user_names),
+		cmocka_unit_test(test_str_copy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
