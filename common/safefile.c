@@ -82,7 +82,12 @@ int sf_openat(int dirfd, const char *name, int flags, const struct sf_rule *r,
 	return fd;
 }
 
-int sf_open_dir_path(const char *path, const struct sf_rule *r, struct pst_err *e)
+static const struct sf_rule trusted_ancestor = {
+	.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
+};
+
+int sf_open_dir_path(const char *path, const struct sf_rule *r, unsigned flags,
+		     struct pst_err *e)
 {
 	char comp[256];
 	const char *p;
@@ -95,6 +100,7 @@ int sf_open_dir_path(const char *path, const struct sf_rule *r, struct pst_err *
 	dirfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return pst_fail(e, errno, "/: cannot open: %s", strerror(errno));
+	comp[0] = '\0';
 	for (p = path; *p != '\0'; p += n) {
 		while (*p == '/')
 			p++;
@@ -104,6 +110,12 @@ int sf_open_dir_path(const char *path, const struct sf_rule *r, struct pst_err *
 		if (n >= sizeof(comp) || (n == 2 && p[0] == '.' && p[1] == '.')) {
 			close(dirfd);
 			return pst_fail(e, EINVAL, "%s: refused path component", path);
+		}
+		if ((flags & SF_TRUSTED_PATH) &&
+		    sf_check_fd(dirfd, &trusted_ancestor, comp[0] ? comp : "/", NULL, e) < 0) {
+			close(dirfd);
+			pst_err_prefix(e, "%s: untrusted directory on the way", path);
+			return -EPERM;
 		}
 		memcpy(comp, p, n);
 		comp[n] = '\0';

@@ -46,12 +46,19 @@ bool sf_is_component(const char *name);
 int sf_openat(int dirfd, const char *name, int flags, const struct sf_rule *r,
 	      struct stat *st_out, struct pst_err *e);
 
+/* Flags for sf_open_dir_path(). */
+#define SF_TRUSTED_PATH 0x1  /* every directory on the way, "/" included, must be
+			      * owned by root and not writable by group or other */
+
 /*
  * Open an absolute directory path one component at a time with
  * O_NOFOLLOW|O_DIRECTORY, so no symlink anywhere is followed, and check the
- * final directory against r (r may be NULL). Returns the fd or -errno.
+ * final directory against r (r may be NULL). With SF_TRUSTED_PATH, nobody but
+ * root can have swapped any directory on the way (what OpenSSH's safe_path
+ * checks for authorized_keys). Returns the fd or -errno.
  */
-int sf_open_dir_path(const char *path, const struct sf_rule *r, struct pst_err *e);
+int sf_open_dir_path(const char *path, const struct sf_rule *r, unsigned flags,
+		     struct pst_err *e);
 
 /* How a file written by sf_write_atomic ends up. */
 struct sf_new {

@@ -127,14 +127,33 @@ static void test_symlinked_directory_refused(void **state)
 	assert_int_equal(mkdirat(f->dirfd, "real", 0700), 0);
 	assert_int_equal(symlinkat("real", f->dirfd, "alias"), 0);
 	snprintf(path, sizeof(path), "%s/alias", f->path);
-	assert_true(sf_open_dir_path(path, NULL, &e) < 0);
+	assert_true(sf_open_dir_path(path, NULL, 0, &e) < 0);
 	assert_non_null(strstr(e.msg, "symlink"));
 	snprintf(path, sizeof(path), "%s/real", f->path);
-	fd = sf_open_dir_path(path, NULL, &e);
+	fd = sf_open_dir_path(path, NULL, 0, &e);
 	assert_true(fd >= 0);
 	close(fd);
 	unlinkat(f->dirfd, "alias", 0);
 	unlinkat(f->dirfd, "real", AT_REMOVEDIR);
+}
+
+static void test_trusted_path_refuses_writable_ancestor(void **state)
+{
+	struct fixture *f = *state;
+	struct pst_err e;
+	char path[128];
+	int fd;
+
+	(void)f;
+	/* /tmp is world-writable (sticky or not, someone else could have
+	 * made our directory): refused as a trusted path, fine otherwise. */
+	snprintf(path, sizeof(path), "%s", f->path);
+	assert_int_equal(sf_open_dir_path(path, NULL, SF_TRUSTED_PATH, &e), -EPERM);
+	assert_non_null(strstr(e.msg, "untrusted directory on the way"));
+	assert_non_null(strstr(e.msg, "tmp: mode"));
+	fd = sf_open_dir_path("/usr/lib", NULL, SF_TRUSTED_PATH, &e);
+	assert_true(fd >= 0);
+	close(fd);
 }
 
 static void test_bad_mode_refused(void **state)
@@ -298,6 +317,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_checks_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_directory_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trusted_path_refuses_writable_ancestor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_mode_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_owner_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_type_and_size_refused, setup, teardown),
