@@ -1,0 +1,107 @@
+/*
+ * Checking an uploaded release tarball in one streaming pass.
+ *
+ * tarball_check_copy() reads the upload fd once, in chunks. Every chunk is
+ * hashed (SHA-256, libcrypto EVP), written to the staging fd and handed to
+ * libarchive, which decompresses it and walks the tar members. Nothing is
+ * extracted; member data is only decompressed and counted (except the
+ * first lines of a top-level NEWS, kept for the release mail).
+ *
+ * The caller (postern-installd) owns both fds:
+ *   - upload_fd: the maintainer's file as passed over the socket, already
+ *     checked to be a regular file; read from its current offset to EOF.
+ *   - staging_fd: a new, empty file in <tree>/.staging/ (same filesystem as
+ *     the tree), written from its current offset. This module does NOT
+ *     fsync it, truncate it, rename it or unlink it: on success the daemon
+ *     fsyncs and renames it into place; on any failure the daemon discards
+ *     it. Its content is byte-identical to what was read from upload_fd.
+ *
+ * Refusals (the upload's fault) return -EBADMSG, and for the caps -EFBIG
+ * (sizes, members, ratio) or -ETIMEDOUT (time_limit); e says exactly what
+ * was wrong and what to do. Any other negative errno is an internal error
+ * (read/write failure, out of memory): the daemon reports it as such. In
+ * all cases nothing but staging_fd was written.
+ */
+#ifndef POSTERN_TARBALL_H
+#define POSTERN_TARBALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+#include "policy.h"
+#include "release_name.h"
+
+/* Decompressed bytes allowed after the tar end-of-archive marker (tar's
+ * record padding is up to 10240 bytes), plus compressed bytes after the
+ * end of the compressed stream. */
+#define TARBALL_TRAILING_MAX (10 * 1024)
+/* The ratio cap only applies once this much has been decompressed, so a
+ * tiny tarball whose padding compresses to nothing is not refused. */
+#define TARBALL_RATIO_FLOOR (1024 * 1024)
+/* The release mail quotes at most this much of the top-level NEWS. */
+#define TARBALL_NEWS_LINES 40
+#define TARBALL_NEWS_MAX 4096
+
+struct tarball_expect {
+	const char *module;            /* from release_name_parse() */
+	const char *version;
+	enum release_compression compression;
+	const struct policy_limits *limits;   /* every field must be non-zero */
+};
+
+struct tarball_result {
+	char sha256[65];               /* lowercase hex of the compressed bytes, NUL-terminated */
+	uint64_t compressed_size;      /* bytes read from upload_fd (= written to staging_fd) */
+	uint64_t uncompressed_size;    /* bytes of the decompressed tar stream */
+	uint64_t members;              /* tar entries, the top directory included */
+	bool has_news;                 /* "<module>-<version>/NEWS" is a regular file */
+	/* Its first TARBALL_NEWS_LINES lines, at most TARBALL_NEWS_MAX bytes, NUL-terminated;
+	 * NUL bytes and invalid UTF-8 end the excerpt early. Empty when !has_news. */
+	char news_head[TARBALL_NEWS_MAX + 1];
+};
+
+/*
+ * The whole check. Returns 0 with *out filled, or a negative errno as
+ * described above with e filled (and *out undefined).
+ */
+int tarball_check_copy(int upload_fd, int staging_fd, const struct tarball_expect *expect,
+		       struct tarball_result *out, struct pst_err *e);
+
+enum tarball_member_kind {
+	TARBALL_MEMBER_FILE,
+	TARBALL_MEMBER_DIR,
+	TARBALL_MEMBER_SYMLINK,        /* linkname: the symlink's target */
+	TARBALL_MEMBER_HARDLINK,       /* linkname: the archive path it links to */
+	TARBALL_MEMBER_CHARDEV,
+	TARBALL_MEMBER_BLOCKDEV,
+	TARBALL_MEMBER_FIFO,
+	TARBALL_MEMBER_SOCKET,
+	TARBALL_MEMBER_UNKNOWN,
+};
+
+/*
+ * The per-member rule, a pure function (also the fuzz target):
+ *   - name is "<module>-<version>" or starts with "<module>-<version>/";
+ *     the top entry itself must be a directory;
+ *   - no absolute name, no empty, "." or ".." component, no control
+ *     characters, valid UTF-8;
+ *   - only files, directories, symlinks and hard links;
+ *   - a hard link's target obeys the same name rules;
+ *   - a symlink's target is relative, its ".." components all come first,
+ *     and resolved from the link's directory it stays inside the top
+ *     directory. (".." only first: after a component that may itself be a
+ *     symlink, ".." would climb from wherever that symlink points.)
+ * Returns true when allowed; false with why filled ("member foo-1.0/../x:
+ * '..' components are not allowed") otherwise. linkname is ignored (may be
+ * NULL) for other kinds.
+ *
+ * tarball_check_copy() adds the rules that need the whole archive: no
+ * member lies under an earlier symlink member, and no hard link points
+ * under one.
+ */
+bool tarball_member_check(const char *name, enum tarball_member_kind kind, const char *linkname,
+			  const char *module, const char *version, struct pst_err *why);
+
+#endif
