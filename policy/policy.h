@@ -78,6 +78,22 @@ int policy_load(const char *path, struct policy **out, struct pst_err *e);
 int policy_parse(const char *buf, size_t len, const char *name, struct policy **out,
 		 struct pst_err *e);
 
+/*
+ * policy_parse, with the text of a generated DOAP module file merged in as
+ * policy_load merges the file the config names (unit tests, fuzzing).
+ */
+int policy_parse_merged(const char *buf, size_t len, const char *name,
+			const char *doap_buf, size_t doap_len, const char *doap_name,
+			struct policy **out, struct pst_err *e);
+
+/*
+ * Read a root-owned file that is not writable by group or other, through a
+ * directory walk in which every directory is root-owned and not writable by
+ * group or other (SF_TRUSTED_PATH), at most 4 MiB, into a NUL-terminated
+ * malloc'd buffer. The checks policy_load applies to its files.
+ */
+int policy_read_trusted(const char *path, char **buf, size_t *len, struct pst_err *e);
+
 void policy_free(struct policy *p);
 
 const struct policy_settings *policy_settings(const struct policy *p);

@@ -1,0 +1,301 @@
+/*
+ * Loading the policy: postern.yaml and the generated DOAP module file it
+ * names, both read through a trusted directory walk and checked on the open
+ * fd (root-owned, not group/other-writable, size-capped), then parsed and
+ * merged into one immutable struct policy.
+ *
+ * MUST fail the whole load on any error: a policy that is half read would
+ * grant or refuse by accident. MUST NOT keep or return a partial policy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy_internal.h"
+#include "safefile.h"
+
+int module_list_add(struct module_list *l, struct schema_ctx *c, const struct ynode *key,
+		    struct module_entry **out)
+{
+	struct module_entry *m;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct module_entry *v = realloc(l->v, cap * sizeof(*v));
+		if (v == NULL)
+			return pst_fail(c->e, ENOMEM, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	m = &l->v[l->n++];
+	memset(m, 0, sizeof(*m));
+	m->m.name = key->value;
+	m->line = key->line;
+	m->col = key->col;
+	m->file = c->name;
+	*out = m;
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct module_entry *x = a;
+	const struct module_entry *y = b;
+	int d = strcmp(x->m.name, y->m.name);
+
+	if (d != 0)
+		return d;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return (x->col > y->col) - (x->col < y->col);
+}
+
+/* Sort one file's entries by name; a name given twice is a duplicate key. */
+static int sort_and_check(struct module_list *l, struct pst_err *e)
+{
+	size_t i;
+
+	qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
+	for (i = 1; i < l->n; i++)
+		if (strcmp(l->v[i - 1].m.name, l->v[i].m.name) == 0)
+			return pst_fail(e, EINVAL, "%s:%lu:%lu: modules: duplicate key '%s' "
+					"(first at line %lu)", l->v[i].file, l->v[i].line,
+					l->v[i].col, l->v[i].m.name, l->v[i - 1].line);
+	return 0;
+}
+
+static int parse_file(struct policy *p, const char *buf, size_t len, const char *name,
+		      bool generated, struct module_list *mods, struct pst_err *e)
+{
+	const char *base = strrchr(name, '/');
+	struct schema_ctx c = { &p->arena, name, base ? base + 1 : name, e };
+	struct ynode *root;
+	int rc;
+
+	if (len > POLICY_FILE_MAX)
+		return pst_fail(e, EFBIG, "%s: larger than %u bytes", name, POLICY_FILE_MAX);
+	rc = ytree_parse(buf, len, name, &p->arena, &root, e);
+	if (rc < 0)
+		return rc;
+	if (generated) {
+		rc = schema_doap_modules(&c, root, mods);
+	} else {
+		p->config_name = arena_strdup(&p->arena, c.source);
+		if (p->config_name == NULL)
+			return pst_fail(e, ENOMEM, "out of memory");
+		rc = schema_config(&c, root, &p->settings, mods);
+	}
+	if (rc < 0)
+		return rc;
+	return sort_and_check(mods, e);
+}
+
+static int merge_one(struct policy *p, struct policy_module *out,
+		     const struct module_entry *conf, const struct module_entry *doap,
+		     struct pst_err *e)
+{
+	if (doap != NULL)
+		*out = doap->m;
+	if (conf == NULL)
+		return 0;
+	out->name = conf->m.name;
+	out->version_dir = conf->m.version_dir;
+	if (conf->has_open)
+		out->open = conf->m.open;
+	if (conf->has_maintainers || doap == NULL) {
+		out->maintainers = conf->m.maintainers;
+		out->source = p->config_name;
+		out->overrides_doap = doap != NULL;
+	}
+	if (out->maintainers == NULL) {
+		static const char *const none[] = { NULL };
+		out->maintainers = none;
+	}
+	if (out->maintainers[0] == NULL && !out->open)
+		return pst_fail(e, EINVAL, "%s:%lu:%lu: module %s: no maintainers and not open, "
+				"and no generated DOAP entry for it (list maintainers, set "
+				"open: true, or import its DOAP file)", conf->file, conf->line,
+				conf->col, conf->m.name);
+	return 0;
+}
+
+/* Both lists are sorted by name: a single merge pass builds the final array. */
+static int merge(struct policy *p, const struct module_list *conf,
+		 const struct module_list *doap, struct pst_err *e)
+{
+	size_t i = 0, j = 0, n = 0;
+	int rc;
+
+	p->modules = arena_alloc(&p->arena, (conf->n + doap->n + 1) * sizeof(*p->modules));
+	if (p->modules == NULL)
+		return pst_fail(e, ENOMEM, "out of memory");
+	while (i < conf->n || j < doap->n) {
+		int d = i == conf->n ? 1 : j == doap->n ? -1
+			: strcmp(conf->v[i].m.name, doap->v[j].m.name);
+		const struct module_entry *c = d <= 0 ? &conf->v[i++] : NULL;
+		const struct module_entry *g = d >= 0 ? &doap->v[j++] : NULL;
+
+		rc = merge_one(p, &p->modules[n++], c, g, e);
+		if (rc < 0)
+			return rc;
+	}
+	p->nmodules = n;
+	return 0;
+}
+
+/* Where the generated DOAP module file comes from, if anywhere. */
+struct doap_input {
+	const char *buf;         /* a buffer given by the caller, or NULL */
+	size_t len;
+	const char *name;
+	bool read_named;         /* read the file the config names */
+};
+
+static int parse_doap(struct policy *p, const struct doap_input *in, struct module_list *doap,
+		      struct pst_err *e)
+{
+	const char *path = p->settings.doap_modules;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (in->buf != NULL)
+		return parse_file(p, in->buf, in->len, in->name, true, doap, e);
+	if (!in->read_named || path == NULL)
+		return 0;
+	rc = policy_read_trusted(path, &buf, &len, e);
+	if (rc == 0)
+		rc = parse_file(p, buf, len, path, true, doap, e);
+	free(buf);
+	return rc;
+}
+
+static int build(const char *buf, size_t len, const char *name, const struct doap_input *in,
+		 struct policy **out, struct pst_err *e)
+{
+	struct module_list conf = { 0 }, doap = { 0 };
+	struct policy *p = calloc(1, sizeof(*p));
+	int rc;
+
+	*out = NULL;
+	if (p == NULL)
+		return pst_fail(e, ENOMEM, "out of memory");
+	policy_settings_defaults(&p->settings);
+	rc = parse_file(p, buf, len, name, false, &conf, e);
+	if (rc == 0)
+		rc = parse_doap(p, in, &doap, e);
+	if (rc == 0)
+		rc = merge(p, &conf, &doap, e);
+	free(conf.v);
+	free(doap.v);
+	if (rc < 0) {
+		policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int policy_parse(const char *buf, size_t len, const char *name, struct policy **out,
+		 struct pst_err *e)
+{
+	const struct doap_input none = { 0 };
+
+	return build(buf, len, name, &none, out, e);
+}
+
+int policy_parse_merged(const char *buf, size_t len, const char *name,
+			const char *doap_buf, size_t doap_len, const char *doap_name,
+			struct policy **out, struct pst_err *e)
+{
+	const struct doap_input in = { doap_buf, doap_len, doap_name, false };
+
+	return build(buf, len, name, &in, out, e);
+}
+
+int policy_read_trusted(const char *path, char **buf, size_t *len, struct pst_err *e)
+{
+	static const struct sf_rule rule = {
+		.type = S_IFREG, .uid = 0, .gid = SF_ANY_GID, .forbid = 022,
+		.max_size = POLICY_FILE_MAX,
+	};
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char dir[POLICY_PATH_MAX];
+	int dirfd, fd, rc;
+
+	if (path == NULL || path[0] != '/' || slash == NULL || slash[1] == '\0' ||
+	    (size_t)(slash - path) >= sizeof(dir))
+		return pst_fail(e, EINVAL, "%s: expected an absolute file path",
+				path ? path : "(null)");
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	dirfd = sf_open_dir_path(dir[0] ? dir : "/", NULL, SF_TRUSTED_PATH, e);
+	if (dirfd < 0)
+		return dirfd;
+	fd = sf_openat(dirfd, slash + 1, O_RDONLY, NULL, NULL, e);
+	close(dirfd);
+	if (fd < 0) {
+		pst_err_prefix(e, "%s", path);
+		return fd;
+	}
+	rc = sf_check_fd(fd, &rule, path, NULL, e);
+	if (rc == 0) {
+		rc = sf_read_all(fd, POLICY_FILE_MAX, buf, len, e);
+		if (rc < 0)
+			pst_err_prefix(e, "%s", path);
+	}
+	close(fd);
+	return rc;
+}
+
+int policy_load(const char *path, struct policy **out, struct pst_err *e)
+{
+	const struct doap_input named = { NULL, 0, NULL, true };
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	rc = policy_read_trusted(path, &buf, &len, e);
+	if (rc == 0)
+		rc = build(buf, len, path, &named, out, e);
+	free(buf);
+	return rc;
+}
+
+void policy_free(struct policy *p)
+{
+	if (p == NULL)
+		return;
+	arena_free(&p->arena);
+	free(p);
+}
+
+const struct policy_settings *policy_settings(const struct policy *p)
+{
+	return &p->settings;
+}
+
+size_t policy_module_count(const struct policy *p)
+{
+	return p->nmodules;
+}
+
+const struct policy_module *policy_module_at(const struct policy *p, size_t i)
+{
+	return i < p->nmodules ? &p->modules[i] : NULL;
+}
+
+static int cmp_name_module(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct policy_module *)elem)->name);
+}
+
+const struct policy_module *policy_module_find(const struct policy *p, const char *name)
+{
+	if (p == NULL || name == NULL || p->nmodules == 0)
+		return NULL;
+	return bsearch(name, p->modules, p->nmodules, sizeof(*p->modules), cmp_name_module);
+}

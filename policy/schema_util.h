@@ -1,0 +1,45 @@
+/*
+ * Typed reads of YAML nodes for the schema walks: each either stores a value
+ * that is known to be sensible or fails with "FILE:LINE:COL: what is wrong".
+ */
+#ifndef POSTERN_POLICY_SCHEMA_UTIL_H
+#define POSTERN_POLICY_SCHEMA_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy_internal.h"
+
+/* One known key of a mapping and what to do with its value. */
+struct schema_key {
+	const char *key;
+	int (*read)(struct schema_ctx *c, const struct ynode *value, void *target);
+};
+
+/*
+ * Walk map (which must be a mapping) and call the reader of each key with
+ * target. Unknown keys, duplicate keys and non-scalar keys are errors. what
+ * names the mapping in messages ("paths", "module gtk").
+ */
+int schema_walk(struct schema_ctx *c, const struct ynode *map, const char *what,
+		const struct schema_key *keys, size_t nkeys, void *target);
+
+bool schema_is_null(const struct ynode *n);
+int schema_expect(struct schema_ctx *c, const struct ynode *n, enum ynode_kind kind,
+		  const char *what);
+
+int schema_string(struct schema_ctx *c, const struct ynode *n, const char *what,
+		  const char **out);
+int schema_path(struct schema_ctx *c, const struct ynode *n, const char *what,
+		const char **out);
+int schema_bool(struct schema_ctx *c, const struct ynode *n, const char *what, bool *out);
+int schema_size(struct schema_ctx *c, const struct ynode *n, const char *what,
+		uint64_t min, uint64_t *out);
+int schema_uint(struct schema_ctx *c, const struct ynode *n, const char *what,
+		unsigned min, unsigned *out);
+int schema_path_list(struct schema_ctx *c, const struct ynode *n, const char *what,
+		     const char *const **out);
+int schema_argv(struct schema_ctx *c, const struct ynode *n, const char *what,
+		const char *const **out);
+
+#endif
