@@ -1,0 +1,276 @@
+/*
+ * postern-audit: who logged in, released what, when, from where, and what
+ * was refused, from the syslog or journal trail of a postern server.
+ *
+ * It reads input an attacker may have written to (any local user can send
+ * syslog lines), so it trusts nothing it cannot check: trail.c decides what
+ * counts; every line it rejects is reported on stderr with its line number
+ * and left out of every listing and count (exit status 2 then).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_config.h"
+#include "events.h"
+#include "input.h"
+#include "report.h"
+
+#define PROG "postern-audit"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_FAILURE_ = 1,
+	EXIT_SUSPICIOUS = 2,
+};
+
+enum long_only {
+	OPT_SINCE = 256, OPT_UNTIL, OPT_YEAR, OPT_FROM, OPT_JSON, OPT_CSV,
+	OPT_DAEMON_UID, OPT_SHELL_EXE, OPT_INPUT, OPT_LIST_EVENTS, OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "user", required_argument, NULL, 'u' },
+	{ "module", required_argument, NULL, 'm' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "year", required_argument, NULL, OPT_YEAR },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "daemon-uid", required_argument, NULL, OPT_DAEMON_UID },
+	{ "shell-exe", required_argument, NULL, OPT_SHELL_EXE },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: " PROG " [summary | session ID] [OPTION...] [FILE...]\n"
+	      "Reads auth.log-style syslog files, RFC 5424 files, or `journalctl -o json`\n"
+	      "output (FILE, or standard input), and shows postern's audit records.\n"
+	      "\n"
+	      "  (no command)     list the records\n"
+	      "  summary          per user: logins ok/failed, denied commands, installs,\n"
+	      "                   non-maintainer uploads, refused installs, lockouts\n"
+	      "  session ID       one ssh session's records, in order\n"
+	      "\n"
+	      "  -u, --user U     only records about U (repeat, or U1,U2)\n"
+	      "  -m, --module M   only records about module M\n"
+	      "  -e, --event E    only events E (see --list-events)\n"
+	      "      --from ADDR  only records from client address ADDR\n"
+	      "      --since T    from T on; T is ISO 8601: 2026-12-03, 2026-12-03T06:30,\n"
+	      "                   2026-12-03T06:30:00Z; without a zone, local time\n"
+	      "      --until T    up to T (a date alone: to the end of that day)\n"
+	      "      --year Y     year of traditional syslog lines, which have none\n"
+	      "                   (default: this year, or last year for a future date)\n"
+	      "      --json       JSON lines;  --csv  CSV (RFC 4180)\n"
+	      "      --input FMT  auto (default), syslog or journal\n"
+	      "      --daemon-uid UID  uid of postern-installd (default: user postern)\n"
+	      "      --shell-exe PATH  where postern-shell is installed (default " POSTERN_SHELL_EXE ")\n"
+	      "  -q, --quiet      no notes (suspicious lines are always reported)\n"
+	      "      --list-events  the events of the schema and who emits them\n"
+	      "\n"
+	      "Exit status: 0, 1 on error, 2 when suspicious lines were found.\n", out);
+}
+
+static long uid_of_user(const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+
+	return pw != NULL ? (long)pw->pw_uid : -1;
+}
+
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	*out = strtoul(s, &end, 10);
+	return errno == 0 && *end == '\0' && *out <= max;
+}
+
+static int die_usage(const char *what, const char *arg)
+{
+	fprintf(stderr, PROG ": %s \"%s\" (see " PROG " --help)\n", what, arg);
+	return EXIT_FAILURE_;
+}
+
+static int list_events(void)
+{
+	const struct event_info *ev;
+	size_t n, i;
+	unsigned bit;
+
+	ev = event_table(&n);
+	for (i = 0; i < n; i++) {
+		printf("%s", ev[i].name);
+		for (bit = 1; bit <= EMIT_POLICY; bit <<= 1) {
+			if (ev[i].emitters & bit)
+				printf(" %s", emitter_name(bit));
+		}
+		putchar('\n');
+	}
+	return EXIT_OK;
+}
+
+static int add_names(struct name_list *list, char *arg, bool are_events)
+{
+	struct pst_err e;
+	size_t i;
+
+	if (name_list_add(list, arg, &e) != 0)
+		return die_usage(e.msg, arg);
+	for (i = 0; are_events && i < list->count; i++) {
+		if (event_find(list->name[i]) == NULL)
+			return die_usage("unknown event (see --list-events)", list->name[i]);
+	}
+	return EXIT_OK;
+}
+
+static int parse_time_option(const char *arg, bool until, int64_t *us, bool *have)
+{
+	if (time_parse_iso(arg, strlen(arg), until, us) != strlen(arg))
+		return die_usage("not an ISO 8601 date or time", arg);
+	*have = true;
+	return EXIT_OK;
+}
+
+static int parse_option(int opt, struct query *q, struct input_options *in,
+			enum out_format *fmt)
+{
+	unsigned long n;
+
+	switch (opt) {
+	case 'u':
+		return add_names(&q->users, optarg, false);
+	case 'm':
+		return add_names(&q->modules, optarg, false);
+	case 'e':
+		return add_names(&q->events, optarg, true);
+	case OPT_FROM:
+		return add_names(&q->froms, optarg, false);
+	case OPT_SINCE:
+		return parse_time_option(optarg, false, &q->since_us, &q->have_since);
+	case OPT_UNTIL:
+		return parse_time_option(optarg, true, &q->until_us, &q->have_until);
+	case OPT_YEAR:
+		if (!parse_ulong(optarg, 9999, &n) || n < 1970)
+			return die_usage("not a year", optarg);
+		in->rules.years.year = (int)n;
+		in->rules.years.fixed = true;
+		return EXIT_OK;
+	case OPT_JSON:
+		*fmt = OUT_JSON;
+		return EXIT_OK;
+	case OPT_CSV:
+		*fmt = OUT_CSV;
+		return EXIT_OK;
+	case OPT_INPUT:
+		if (strcmp(optarg, "auto") == 0)
+			in->format = INPUT_AUTO;
+		else if (strcmp(optarg, "syslog") == 0)
+			in->format = INPUT_SYSLOG;
+		else if (strcmp(optarg, "journal") == 0)
+			in->format = INPUT_JOURNAL;
+		else
+			return die_usage("--input is auto, syslog or journal, not", optarg);
+		return EXIT_OK;
+	case OPT_DAEMON_UID:
+		if (!parse_ulong(optarg, 0xfffffffeUL, &n))
+			return die_usage("not a uid", optarg);
+		in->rules.daemon_uid = (long)n;
+		return EXIT_OK;
+	case OPT_SHELL_EXE:
+		if (optarg[0] != '/')
+			return die_usage("--shell-exe needs an absolute path, not", optarg);
+		in->rules.shell_exe = optarg;
+		return EXIT_OK;
+	case 'q':
+		in->quiet = true;
+		return EXIT_OK;
+	default:
+		usage(stderr);
+		return EXIT_FAILURE_;
+	}
+}
+
+static void default_options(struct input_options *in)
+{
+	struct passwd *pw;
+
+	memset(in, 0, sizeof(*in));
+	in->format = INPUT_AUTO;
+	in->rules.years.now = time(NULL);
+	in->rules.shell_exe = POSTERN_SHELL_EXE;
+	in->rules.uid_of_user = uid_of_user;
+	pw = getpwnam("postern");
+	in->rules.daemon_uid = pw != NULL ? (long)pw->pw_uid : -1;
+}
+
+static int run(const char *command, struct query *q, const struct input_options *in,
+	       enum out_format fmt, char **files, int nfiles)
+{
+	struct record_set set = { 0 };
+	struct input_stats stats = { 0 };
+	int rc;
+
+	rc = input_read_all(in, q, files, nfiles, &set, &stats);
+	if (rc == 0) {
+		record_set_sort(&set);
+		if (command != NULL && strcmp(command, "summary") == 0)
+			rc = report_summary(stdout, fmt, &set);
+		else
+			report_records(stdout, fmt, &set, q->sid != NULL);
+	}
+	record_set_free(&set);
+	if (rc == -ENOMEM)
+		fprintf(stderr, PROG ": out of memory\n");
+	if (rc != 0 || fflush(stdout) != 0 || ferror(stdout))
+		return EXIT_FAILURE_;
+	return stats.suspicious > 0 ? EXIT_SUSPICIOUS : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct query q = { 0 };
+	struct input_options in;
+	enum out_format fmt = OUT_TABLE;
+	const char *command = NULL;
+	int opt, rc;
+
+	default_options(&in);
+	while ((opt = getopt_long(argc, argv, "u:m:e:qh", long_options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		if (opt == OPT_VERSION) {
+			puts(PROG " " POSTERN_VERSION);
+			return EXIT_OK;
+		}
+		if (opt == OPT_LIST_EVENTS)
+			return list_events();
+		if ((rc = parse_option(opt, &q, &in, &fmt)) != EXIT_OK)
+			return rc;
+	}
+	if (optind < argc && strcmp(argv[optind], "summary") == 0) {
+		command = argv[optind++];
+	} else if (optind < argc && strcmp(argv[optind], "session") == 0) {
+		command = argv[optind++];
+		if (optind >= argc)
+			return die_usage("session needs an ID, e.g. session", "3f9c0a7e51b2d4c8");
+		q.sid = argv[optind++];
+	}
+	return run(command, &q, &in, fmt, argv + optind, argc - optind);
+}

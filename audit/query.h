@@ -1,0 +1,56 @@
+/* What the auditor asked for: filters, and the records that pass them. */
+#ifndef POSTERN_AUDIT_QUERY_H
+#define POSTERN_AUDIT_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+#include "trail.h"
+
+#define QUERY_LIST_MAX 64
+
+struct name_list {
+	size_t count;
+	const char *name[QUERY_LIST_MAX];
+};
+
+struct query {
+	struct name_list users, modules, events, froms;
+	bool have_since, have_until;
+	int64_t since_us, until_us;
+	const char *sid;                /* `session ID`, or NULL */
+};
+
+/*
+ * Add the comma-separated names of arg (kept by pointer; arg is modified)
+ * to list. Returns 0 or -EINVAL (empty name, too many names).
+ */
+int name_list_add(struct name_list *list, char *arg, struct pst_err *e);
+
+bool query_matches(const struct query *q, const struct trail_record *r);
+
+/* A record kept for output, with where it came from. */
+struct kept_record {
+	struct trail_record r;
+	const char *file;
+	unsigned long line;
+	size_t order;                   /* input order, breaks time ties */
+};
+
+struct record_set {
+	struct kept_record *item;
+	size_t count, cap;
+};
+
+/* Takes ownership of *r. Returns 0 or -ENOMEM. */
+int record_set_add(struct record_set *set, struct trail_record *r,
+		   const char *file, unsigned long line);
+
+/* By time, then input order: a stable merge of several log files. */
+void record_set_sort(struct record_set *set);
+
+void record_set_free(struct record_set *set);
+
+#endif

@@ -1,0 +1,229 @@
+#include "trail.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "events.h"
+#include "journal_json.h"
+#include "syslog_line.h"
+
+/* Where a message came from, whichever the input format. */
+struct origin {
+	int64_t time_us;
+	const char *host;
+	const char *tag;
+	long pid;
+	long uid;               /* journal only, else -1 */
+	const char *exe;        /* journal only, else "" */
+	const char *msg;
+	size_t msg_len;
+	bool journal;
+};
+
+static const char leading_keys[5][6] = { "event", "user", "from", "port", "sid" };
+
+static bool starts_with(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+/* "pam_postern(SERVICE:TYPE): " as pam_syslog() writes it; its length or 0. */
+static size_t pam_prefix(const char *s, size_t len, char *service, size_t service_size)
+{
+	size_t i = strlen("pam_postern("), start = i, svc_len;
+
+	while (i < len && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			   (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+		i++;
+	svc_len = i - start;
+	if (svc_len == 0 || svc_len >= service_size || i >= len || s[i] != ':')
+		return 0;
+	memcpy(service, s + start, svc_len);
+	service[svc_len] = '\0';
+	for (i++; i < len && s[i] >= 'a' && s[i] <= 'z'; i++)
+		;
+	if (!starts_with(s + i, len - i, "): ") || s[i - 1] == ':')
+		return 0;
+	return i + 3;
+}
+
+/* Which program the record claims to come from, and where its fields start. */
+static enum trail_verdict classify(const struct origin *o, struct trail_record *r,
+				   size_t *body, struct pst_err *why)
+{
+	if (starts_with(o->msg, o->msg_len, "event=")) {
+		r->emitter = emitter_of_tag(o->tag);
+		if (r->emitter == 0) {
+			pst_fail(why, EINVAL, "an audit record under the tag \"%s\", which is not a postern program (forged with logger?)",
+				 o->tag);
+			return TRAIL_SUSPICIOUS;
+		}
+		*body = 0;
+		return TRAIL_RECORD;
+	}
+	if (!starts_with(o->msg, o->msg_len, "pam_postern("))
+		return TRAIL_OTHER;
+	*body = pam_prefix(o->msg, o->msg_len, r->service, sizeof(r->service));
+	if (*body == 0 || !starts_with(o->msg + *body, o->msg_len - *body, "event=")) {
+		pst_fail(why, EINVAL, "a pam_postern message that is not \"pam_postern(SERVICE:TYPE): event=...\"");
+		return TRAIL_SUSPICIOUS;
+	}
+	r->emitter = EMIT_PAM;
+	return TRAIL_RECORD;
+}
+
+/* rsyslog writes a raw control character as '#' and three octal digits. */
+static int check_no_escaped_control(const char *s, size_t len, struct pst_err *why)
+{
+	size_t i;
+	int v;
+
+	for (i = 0; i + 3 < len; i++) {
+		if (s[i] != '#' || s[i + 1] < '0' || s[i + 1] > '3' || s[i + 2] < '0' ||
+		    s[i + 2] > '7' || s[i + 3] < '0' || s[i + 3] > '7')
+			continue;
+		v = (s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0');
+		if (v < 0x20 || v == 0x7f)
+			return pst_fail(why, EINVAL, "holds #%.3s, how rsyslog writes a raw control character, which audit records never contain",
+					s + i + 1);
+	}
+	return 0;
+}
+
+static bool is_session_id(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 16; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	}
+	return s[16] == '\0';
+}
+
+static int check_schema(struct trail_record *r, struct pst_err *why)
+{
+	const struct event_info *ev;
+	const struct audit_fields *f = &r->f;
+	size_t i, j;
+
+	for (i = 0; i < 5; i++) {
+		if (i >= f->count || strcmp(f->key[i], leading_keys[i]) != 0)
+			return pst_fail(why, EINVAL, "field %zu is not \"%s\" (records start with event, user, from, port, sid)",
+					i + 1, leading_keys[i]);
+	}
+	for (i = 0; i < f->count; i++) {
+		for (j = i + 1; j < f->count; j++) {
+			if (strcmp(f->key[i], f->key[j]) == 0)
+				return pst_fail(why, EINVAL, "field \"%s\" given twice", f->key[i]);
+		}
+		if (strcmp(f->key[i], "truncated") == 0 &&
+		    (i + 1 != f->count || strcmp(f->value[i], "yes") != 0))
+			return pst_fail(why, EINVAL, "\"truncated\" is not the last field or not \"yes\"");
+	}
+	r->event = f->value[0];
+	r->user = f->value[1];
+	r->from = f->value[2];
+	r->port = f->value[3];
+	r->sid = f->value[4];
+	ev = event_find(r->event);
+	if (ev == NULL)
+		return pst_fail(why, EINVAL, "unknown event \"%s\" (not in docs/AUDIT.md)", r->event);
+	if ((ev->emitters & r->emitter) == 0)
+		return pst_fail(why, EINVAL, "%s does not emit %s events", emitter_name(r->emitter), r->event);
+	if (!is_session_id(r->sid))
+		return pst_fail(why, EINVAL, "sid \"%s\" is not 16 hex digits", r->sid);
+	return 0;
+}
+
+/* Journal only: the kernel-vouched sender must be one this program runs as. */
+static int check_sender(const struct origin *o, const struct trail_record *r,
+			const struct trail_rules *rules, struct pst_err *why)
+{
+	if (o->uid < 0)
+		return pst_fail(why, EINVAL, "journal entry without _UID: sender unknown");
+	if (o->uid == 0 || (rules->daemon_uid >= 0 && o->uid == rules->daemon_uid))
+		return 0;
+	/* postern-shell runs as the maintainer: it may speak for that user only. */
+	if (r->emitter == EMIT_SHELL && rules->uid_of_user != NULL &&
+	    rules->shell_exe != NULL && strcmp(o->exe, rules->shell_exe) == 0 &&
+	    rules->uid_of_user(r->user) == o->uid)
+		return 0;
+	return pst_fail(why, EPERM, "forged: sent by uid %ld (%s), which is neither root, the postern daemon, nor %s running as user \"%s\"",
+			o->uid, o->exe[0] != '\0' ? o->exe : "unknown program",
+			rules->shell_exe != NULL ? rules->shell_exe : "postern-shell", r->user);
+}
+
+static enum trail_verdict read_origin(const struct origin *o, const struct trail_rules *rules,
+				      struct trail_record *r, struct pst_err *why)
+{
+	enum trail_verdict v;
+	size_t body = 0;
+
+	v = classify(o, r, &body, why);
+	if (v != TRAIL_RECORD)
+		return v;
+	if ((!o->journal && check_no_escaped_control(o->msg, o->msg_len, why) != 0) ||
+	    fields_parse(&r->f, o->msg + body, o->msg_len - body, why) != 0 ||
+	    check_schema(r, why) != 0 ||
+	    (o->journal && check_sender(o, r, rules, why) != 0)) {
+		trail_record_free(r);
+		return TRAIL_SUSPICIOUS;
+	}
+	r->time_us = o->time_us;
+	r->pid = o->pid;
+	r->verified = o->journal;
+	if (strlen(o->host) < sizeof(r->host))
+		strcpy(r->host, o->host);
+	return TRAIL_RECORD;
+}
+
+static enum trail_verdict read_syslog(const char *line, size_t len, const struct trail_rules *rules,
+				      struct trail_record *r, struct pst_err *why)
+{
+	struct syslog_line l;
+	struct origin o;
+
+	if (syslog_line_parse(&l, line, len, &rules->years, why) != 0)
+		return TRAIL_SUSPICIOUS;
+	o = (struct origin){ .time_us = l.time_us, .host = l.host, .tag = l.tag, .pid = l.pid,
+			     .uid = -1, .exe = "", .msg = l.msg, .msg_len = l.msg_len };
+	return read_origin(&o, rules, r, why);
+}
+
+static enum trail_verdict read_journal(const char *line, size_t len, const struct trail_rules *rules,
+				       struct trail_record *r, struct pst_err *why)
+{
+	struct journal_entry j;
+	struct origin o;
+	enum trail_verdict v;
+
+	if (journal_entry_parse(&j, line, len, why) != 0) {
+		journal_entry_free(&j);
+		return TRAIL_SUSPICIOUS;
+	}
+	o = (struct origin){ .time_us = j.time_us, .host = j.host, .tag = j.tag, .pid = j.pid,
+			     .uid = j.uid, .exe = j.exe, .msg = j.msg, .msg_len = j.msg_len,
+			     .journal = true };
+	v = read_origin(&o, rules, r, why);
+	journal_entry_free(&j);
+	return v;
+}
+
+enum trail_verdict trail_read_line(const char *line, size_t len,
+				   enum trail_source source,
+				   const struct trail_rules *rules,
+				   struct trail_record *r, struct pst_err *why)
+{
+	memset(r, 0, sizeof(*r));
+	if (source == TRAIL_JOURNAL)
+		return read_journal(line, len, rules, r, why);
+	return read_syslog(line, len, rules, r, why);
+}
+
+void trail_record_free(struct trail_record *r)
+{
+	fields_free(&r->f);
+}
