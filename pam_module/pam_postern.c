@@ -1,0 +1,318 @@
+/*
+ * pam_postern: the second factor for sshd logins.
+ *
+ * MUST: deny unless a code was verified — every path starts from a
+ * failure return and only the one branch after a verified and recorded code
+ * returns PAM_SUCCESS (pam-u2f's CVE-2025-23013 was an initial PAM_IGNORE);
+ * check that sshd's publickey step happened (SSH_AUTH_INFO_0) and, when the
+ * record binds keys, that it used one of them, before showing any prompt;
+ * decide with totp_verify() under the record's exclusive lock and write the
+ * new state before answering; write one audit record for every answer.
+ * MUST NOT: log a code, a secret or a recovery code, even in debug mode;
+ * tell the client why it was refused (a locked account looks like a wrong
+ * code); return PAM_IGNORE except for an unenrolled user with nullok.
+ */
+#include <errno.h>
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "pam_cfg.h"
+#include "ssh_key.h"
+#include "text.h"
+#include "totp_store.h"
+#include "totp_verify.h"
+
+#define PROMPT "Verification code: "
+
+/*
+ * What a step returns to let the next one run. It is not a PAM code, so a
+ * step can never let the login through by returning 0 (PAM_SUCCESS).
+ */
+#define PROCEED (-1)
+
+/* Compiles to a test of cfg->debug; never pass it a code or a secret. */
+#define debug_log(l, fmt, ...) do { \
+	if ((l)->cfg.debug) \
+		pam_syslog((l)->pamh, LOG_DEBUG, "%s:%d (%s): " fmt, __FILE__, __LINE__, \
+			   __func__, ##__VA_ARGS__); \
+} while (0)
+
+struct login {
+	pam_handle_t *pamh;
+	struct pam_cfg cfg;
+	struct audit_session session;
+	const char *user;
+	const char *service;
+	const char *rhost;
+	struct ssh_keys keys;          /* keys sshd accepted for this connection */
+	const char *key;               /* the one we logged and, if bound, matched */
+	struct totp_record rec;
+	int storefd;
+};
+
+static void audit_to_pam_syslog(int priority, const char *record, void *arg)
+{
+	pam_syslog(arg, priority, "%s", record);
+}
+
+static int refuse(struct login *l, const char *reason, const char *detail, int pam_rc)
+{
+	char failures[16];
+
+	snprintf(failures, sizeof(failures), "%u", l->rec.failures);
+	audit_emit(LOG_NOTICE, "login_fail", &l->session, "service", l->service,
+		   "reason", reason, "key", l->key, "failures", failures,
+		   "rhost", l->rhost, "detail", detail, NULL);
+	return pam_rc;
+}
+
+static const char *pam_str_item(pam_handle_t *pamh, int item)
+{
+	const void *v = NULL;
+
+	if (pam_get_item(pamh, item, &v) != PAM_SUCCESS)
+		return NULL;
+	return v;
+}
+
+/* Which keys sshd accepted; none (or garbage) means no key step happened. */
+static int key_step(struct login *l)
+{
+	struct pst_err e = { "" };
+	const char *info = pam_getenv(l->pamh, "SSH_AUTH_INFO_0");
+
+	if (l->cfg.no_pubkey_check)
+		return PROCEED;
+	if (info == NULL)
+		return refuse(l, "no_key_step", "SSH_AUTH_INFO_0 is not set", PAM_AUTH_ERR);
+	if (ssh_auth_info_keys(info, &l->keys, &e) < 0)
+		return refuse(l, "no_key_step", e.msg, PAM_AUTH_ERR);
+	if (l->keys.n == 0)
+		return refuse(l, "no_key_step", "no publickey method in SSH_AUTH_INFO_0",
+			      PAM_AUTH_ERR);
+	l->key = l->keys.fpr[0];
+	debug_log(l, "sshd accepted %zu key(s), first %s", l->keys.n, l->key);
+	return PROCEED;
+}
+
+/* A record that binds keys needs one of them to have been used. */
+static int key_binding(struct login *l)
+{
+	size_t i;
+	size_t j;
+
+	if (l->rec.nkeys == 0)
+		return PROCEED;
+	for (i = 0; i < l->keys.n; i++)
+		for (j = 0; j < l->rec.nkeys; j++)
+			if (strcmp(l->keys.fpr[i], l->rec.keys[j]) == 0) {
+				l->key = l->keys.fpr[i];
+				return PROCEED;
+			}
+	return refuse(l, "key_not_bound", "the key sshd accepted is not bound to this enrolment",
+		      PAM_AUTH_ERR);
+}
+
+static int ask_code(struct login *l, char *code, size_t codelen)
+{
+	const struct pam_message msg = { .msg_style = PAM_PROMPT_ECHO_OFF, .msg = PROMPT };
+	const struct pam_message *msgs[1] = { &msg };
+	const struct pam_conv *conv = NULL;
+	struct pam_response *resp = NULL;
+	int rc;
+
+	rc = pam_get_item(l->pamh, PAM_CONV, (const void **)&conv);
+	if (rc != PAM_SUCCESS || conv == NULL || conv->conv == NULL)
+		return refuse(l, "conversation", "no conversation function", PAM_CONV_ERR);
+	rc = conv->conv(1, msgs, &resp, conv->appdata_ptr);
+	if (rc != PAM_SUCCESS || resp == NULL || resp[0].resp == NULL) {
+		if (resp != NULL)
+			free(resp);
+		return refuse(l, "conversation", "the client gave no answer", PAM_CONV_ERR);
+	}
+	/* Over-long input is cut one byte past the limit, so the check sees it. */
+	strncpy(code, resp[0].resp, codelen - 1);
+	code[codelen - 1] = '\0';
+	explicit_bzero(resp[0].resp, strlen(resp[0].resp));
+	free(resp[0].resp);
+	free(resp);
+	return PROCEED;
+}
+
+static void lockout_record(struct login *l)
+{
+	char until[32];
+	char failures[16];
+	struct tm tm;
+	time_t t = (time_t)l->rec.locked_until;
+
+	if (gmtime_r(&t, &tm) == NULL || strftime(until, sizeof(until), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(until, sizeof(until), "%lld", (long long)t);
+	snprintf(failures, sizeof(failures), "%u", l->rec.failures);
+	audit_emit(LOG_NOTICE, "lockout", &l->session, "service", l->service,
+		   "failures", failures, "until", until, "rhost", l->rhost, NULL);
+}
+
+static int accepted(struct login *l, enum totp_verdict v, const struct totp_outcome *o)
+{
+	char step[24];
+
+	snprintf(step, sizeof(step), "%llu", (unsigned long long)o->step);
+	audit_emit(LOG_INFO, "login_ok", &l->session, "service", l->service,
+		   "method", v == TOTP_ACCEPT_CODE ? "totp" : "recovery", "key", l->key,
+		   "step", v == TOTP_ACCEPT_CODE ? step : NULL, "rhost", l->rhost, NULL);
+	return PAM_SUCCESS;
+}
+
+static int verdict_answer(struct login *l, enum totp_verdict v, const struct totp_outcome *o)
+{
+	if (o->lockout_started)
+		lockout_record(l);
+	switch (v) {
+	case TOTP_ACCEPT_CODE:
+	case TOTP_ACCEPT_RECOVERY:
+		return accepted(l, v, o);
+	case TOTP_REJECT_BAD_INPUT:
+		return refuse(l, "bad_input", "not a code of the enrolled length nor a recovery code",
+			      PAM_AUTH_ERR);
+	case TOTP_REJECT_BAD_CODE:
+		return refuse(l, "bad_code", NULL, PAM_AUTH_ERR);
+	case TOTP_REJECT_REPLAY:
+		return refuse(l, "replay", "time step already used", PAM_AUTH_ERR);
+	case TOTP_REJECT_LOCKED:
+		return refuse(l, "locked", NULL, PAM_AUTH_ERR);
+	case TOTP_ERROR:
+		break;
+	}
+	return refuse(l, "system_error", "TOTP or hash computation failed", PAM_SYSTEM_ERR);
+}
+
+/* Read, decide and write back under the record's lock: no two logins interleave. */
+static int verify_locked(struct login *l, const char *code)
+{
+	const struct totp_policy policy = {
+		.window = l->cfg.window, .max_failures = l->cfg.max_failures,
+		.lockout = l->cfg.lockout,
+	};
+	struct totp_outcome outcome;
+	struct pst_err e = { "" };
+	enum totp_verdict v;
+	int fd = -1;
+	int rc;
+
+	rc = totp_store_read(l->storefd, l->user, true, &fd, &l->rec, &e);
+	if (rc < 0)
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	rc = key_binding(l);
+	if (rc != PROCEED) {
+		close(fd);
+		return rc;
+	}
+	v = totp_verify(&l->rec, code, time(NULL), &policy, &outcome);
+	debug_log(l, "verdict %d, failures now %u", (int)v, l->rec.failures);
+	rc = totp_store_write(l->storefd, l->user, &l->rec, &e);
+	close(fd);
+	if (rc < 0)
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	return verdict_answer(l, v, &outcome);
+}
+
+static int enrolled_user(struct login *l)
+{
+	struct pst_err e = { "" };
+	int rc;
+
+	l->storefd = totp_store_open(l->cfg.store, &e);
+	if (l->storefd < 0)
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	rc = totp_store_read(l->storefd, l->user, false, NULL, &l->rec, &e);
+	if (rc == -ENOENT && l->cfg.nullok) {
+		audit_emit(LOG_INFO, "login_skip", &l->session, "service", l->service,
+			   "reason", "not_enrolled", "rhost", l->rhost, NULL);
+		return PAM_IGNORE;
+	}
+	if (rc == -ENOENT)
+		return refuse(l, "not_enrolled", NULL, PAM_AUTH_ERR);
+	if (rc < 0)
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	return key_binding(l);
+}
+
+static int identify(struct login *l, int argc, const char **argv)
+{
+	int bad = pam_cfg_init(&l->cfg, argc, argv);
+
+	l->service = pam_str_item(l->pamh, PAM_SERVICE);
+	l->rhost = pam_str_item(l->pamh, PAM_RHOST);
+	if (pam_get_user(l->pamh, &l->user, NULL) != PAM_SUCCESS || l->user == NULL)
+		l->user = NULL;
+	audit_session_init(&l->session, l->user, pam_getenv(l->pamh, "SSH_CONNECTION"));
+	if (bad >= 0) {
+		pam_syslog(l->pamh, LOG_ERR, "unknown or invalid option '%s' (see docs/TOTP.md)",
+			   argv[bad] ? argv[bad] : "(null)");
+		return refuse(l, "config", "unknown or invalid module option", PAM_SERVICE_ERR);
+	}
+	if (l->user == NULL || !name_is_user(l->user))
+		return refuse(l, "bad_input", "no user or an invalid user name", PAM_USER_UNKNOWN);
+	debug_log(l, "store=%s window=%u max_failures=%u lockout=%u nullok=%d no_pubkey_check=%d",
+		  l->cfg.store, l->cfg.window, l->cfg.max_failures, l->cfg.lockout,
+		  l->cfg.nullok, l->cfg.no_pubkey_check);
+	return PROCEED;
+}
+
+static int authenticate(struct login *l, int argc, const char **argv)
+{
+	char code[CODE_INPUT_MAX + 2];
+	int rc;
+
+	rc = identify(l, argc, argv);
+	if (rc == PROCEED)
+		rc = key_step(l);
+	if (rc == PROCEED)
+		rc = enrolled_user(l);
+	if (rc == PROCEED)
+		rc = ask_code(l, code, sizeof(code));
+	if (rc == PROCEED) {
+		rc = verify_locked(l, code);
+		explicit_bzero(code, sizeof(code));
+	}
+	return rc == PROCEED ? PAM_AUTH_ERR : rc;   /* fail safe */
+}
+
+__attribute__((visibility("default")))
+int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	struct login *l = calloc(1, sizeof(*l));
+	int rc = PAM_AUTH_ERR;
+
+	(void)flags;
+	if (l == NULL)
+		return PAM_BUF_ERR;
+	l->pamh = pamh;
+	l->storefd = -1;
+	audit_set_writer(audit_to_pam_syslog, pamh);
+	rc = authenticate(l, argc, argv);
+	audit_set_writer(NULL, NULL);
+	if (l->storefd >= 0)
+		close(l->storefd);
+	totp_record_wipe(&l->rec);
+	free(l);
+	return rc;
+}
+
+__attribute__((visibility("default")))
+int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	(void)pamh;
+	(void)flags;
+	(void)argc;
+	(void)argv;
+	return PAM_SUCCESS;
+}

@@ -1,0 +1,175 @@
+#include "ssh_key.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SSH_BLOB_MAX 16384
+#define SSH_TYPE_MAX 64
+
+static bool type_valid(const char *t, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= SSH_TYPE_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((t[i] >= 'a' && t[i] <= 'z') || (t[i] >= '0' && t[i] <= '9') ||
+		      t[i] == '-' || t[i] == '@' || t[i] == '.'))
+			return false;
+	return true;
+}
+
+/* EVP_DecodeBlock ignores nothing and pads its output: undo the padding. */
+static int b64_decode(const char *b64, size_t len, unsigned char *out, size_t outmax)
+{
+	size_t pad = 0;
+	int n;
+
+	if (len == 0 || len % 4 != 0 || len / 4 * 3 > outmax)
+		return -1;
+	if (b64[len - 1] == '=')
+		pad++;
+	if (b64[len - 2] == '=')
+		pad++;
+	n = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)len);
+	if (n < 0 || (size_t)n < pad)
+		return -1;
+	return n - (int)pad;
+}
+
+/* The blob's first field is a uint32-length string naming the key type. */
+static bool blob_has_type(const unsigned char *blob, size_t len, const char *type)
+{
+	size_t tlen = strlen(type);
+	uint32_t n;
+
+	if (len < 4)
+		return false;
+	n = (uint32_t)blob[0] << 24 | (uint32_t)blob[1] << 16 | (uint32_t)blob[2] << 8 | blob[3];
+	return n == tlen && len - 4 >= tlen && memcmp(blob + 4, type, tlen) == 0;
+}
+
+int ssh_key_fingerprint(const char *type, const char *b64, char *out, struct pst_err *e)
+{
+	unsigned char *blob = malloc(SSH_BLOB_MAX);
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned char enc[64];
+	unsigned int dlen = 0;
+	int blen;
+	int n;
+
+	if (blob == NULL)
+		return pst_fail(e, ENOMEM, "out of memory");
+	blen = b64_decode(b64, strlen(b64), blob, SSH_BLOB_MAX);
+	if (blen < 0 || !blob_has_type(blob, (size_t)blen, type)) {
+		free(blob);
+		return pst_fail(e, EINVAL, "not a valid %s public key", type);
+	}
+	n = EVP_Digest(blob, (size_t)blen, digest, &dlen, EVP_sha256(), NULL);
+	free(blob);
+	if (n != 1 || dlen != 32)
+		return pst_fail(e, EIO, "SHA-256 failed");
+	n = EVP_EncodeBlock(enc, digest, (int)dlen);
+	while (n > 0 && enc[n - 1] == '=')
+		n--;
+	memcpy(out, "SHA256:", 7);
+	memcpy(out + 7, enc, (size_t)n);
+	out[7 + n] = '\0';
+	return 0;
+}
+
+/* Split "a b c": pointers into a copy of the line, words separated by one space. */
+static int key_from_words(char *type, char *b64, struct ssh_keys *out, struct pst_err *e)
+{
+	size_t i;
+	int rc;
+
+	if (!type_valid(type, strlen(type)))
+		return pst_fail(e, EINVAL, "'%.40s' is not an SSH key type", type);
+	if (out->n == SSH_KEYS_MAX)
+		return pst_fail(e, E2BIG, "more than %d keys", SSH_KEYS_MAX);
+	rc = ssh_key_fingerprint(type, b64, out->fpr[out->n], e);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < out->n; i++)
+		if (strcmp(out->fpr[i], out->fpr[out->n]) == 0)
+			return 0;
+	out->n++;
+	return 0;
+}
+
+static int each_line(const char *text, size_t max, struct ssh_keys *out, struct pst_err *e,
+		     int (*fn)(char *line, struct ssh_keys *out, struct pst_err *e))
+{
+	size_t len = strnlen(text, max + 1);
+	char *copy;
+	char *line;
+	char *save = NULL;
+	int rc = 0;
+
+	if (len > max)
+		return pst_fail(e, EFBIG, "more than %zu bytes", max);
+	copy = strdup(text);
+	if (copy == NULL)
+		return pst_fail(e, ENOMEM, "out of memory");
+	for (line = strtok_r(copy, "\n", &save); line != NULL && rc == 0;
+	     line = strtok_r(NULL, "\n", &save))
+		rc = fn(line, out, e);
+	free(copy);
+	return rc;
+}
+
+static int auth_info_line(char *line, struct ssh_keys *out, struct pst_err *e)
+{
+	char *type;
+	char *b64;
+
+	if (strncmp(line, "publickey ", 10) != 0)
+		return 0;
+	type = line + 10;
+	b64 = strchr(type, ' ');
+	if (b64 == NULL)
+		return pst_fail(e, EINVAL, "publickey line without a key");
+	*b64++ = '\0';
+	if (strchr(b64, ' ') != NULL)
+		return pst_fail(e, EINVAL, "publickey line with extra fields");
+	return key_from_words(type, b64, out, e);
+}
+
+int ssh_auth_info_keys(const char *info, struct ssh_keys *out, struct pst_err *e)
+{
+	memset(out, 0, sizeof(*out));
+	if (info == NULL)
+		return 0;
+	return each_line(info, SSH_AUTH_INFO_MAX, out, e, auth_info_line);
+}
+
+static int pubkey_line(char *line, struct ssh_keys *out, struct pst_err *e)
+{
+	char *type = line + strspn(line, " \t");
+	char *b64;
+	char *end;
+
+	if (*type == '\0' || *type == '#')
+		return 0;
+	b64 = strpbrk(type, " \t");
+	if (b64 == NULL)
+		return pst_fail(e, EINVAL, "'%.40s': a key line needs a type and a key", type);
+	*b64++ = '\0';
+	b64 += strspn(b64, " \t");
+	end = strpbrk(b64, " \t\r");
+	if (end != NULL)
+		*end = '\0';
+	if (!type_valid(type, strlen(type)))
+		return pst_fail(e, EINVAL, "'%.40s' is not a key type (authorized_keys options are not accepted)",
+				type);
+	return key_from_words(type, b64, out, e);
+}
+
+int ssh_pubkey_text_keys(const char *text, struct ssh_keys *out, struct pst_err *e)
+{
+	return each_line(text, 1 << 20, out, e, pubkey_line);
+}

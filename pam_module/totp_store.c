@@ -1,0 +1,189 @@
+#define _GNU_SOURCE   /* renameat2 */
+#include "totp_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "safefile.h"
+#include "text.h"
+
+static const struct sf_rule store_dir_rule = {
+	.type = S_IFDIR, .uid = 0, .gid = 0, .forbid = 077, .max_size = 0,
+};
+
+static const struct sf_rule record_rule = {
+	.type = S_IFREG, .uid = 0, .gid = 0, .forbid = 077, .max_size = TOTP_RECORD_MAX,
+};
+
+static const struct sf_new record_new = { .mode = 0600, .uid = 0, .gid = 0 };
+
+int totp_store_open(const char *path, struct pst_err *e)
+{
+	return sf_open_dir_path(path, &store_dir_rule, SF_TRUSTED_PATH, e);
+}
+
+static int split_parent(const char *path, char *parent, size_t plen, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL || slash[1] == '\0' || (size_t)(slash - path) + 2 > plen)
+		return -EINVAL;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	if (parent[0] == '\0')
+		strcpy(parent, "/");
+	*base = slash + 1;
+	return 0;
+}
+
+static int mkdir_root_0700(int parentfd, const char *name, struct pst_err *e)
+{
+	int fd;
+
+	if (mkdirat(parentfd, name, 0700) != 0 && errno != EEXIST)
+		return pst_fail(e, errno, "%s: cannot create: %s", name, strerror(errno));
+	fd = sf_openat(parentfd, name, O_RDONLY | O_DIRECTORY, NULL, NULL, e);
+	if (fd < 0)
+		return fd;
+	if (fchown(fd, 0, 0) != 0 || fchmod(fd, 0700) != 0) {
+		int err = errno;
+		close(fd);
+		return pst_fail(e, err, "%s: cannot set owner and mode: %s", name, strerror(err));
+	}
+	close(fd);
+	return 0;
+}
+
+int totp_store_open_create(const char *path, struct pst_err *e)
+{
+	char parent[4096];
+	const char *base;
+	int pfd;
+	int rc;
+
+	rc = totp_store_open(path, e);
+	if (rc != -ENOENT)
+		return rc;
+	if (split_parent(path, parent, sizeof(parent), &base) < 0)
+		return pst_fail(e, EINVAL, "%s: not an absolute directory path", path);
+	pfd = sf_open_dir_path(parent, NULL, SF_TRUSTED_PATH, e);
+	if (pfd < 0)
+		return pfd;
+	rc = mkdir_root_0700(pfd, base, e);
+	close(pfd);
+	if (rc < 0)
+		return rc;
+	return totp_store_open(path, e);
+}
+
+int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
+		    struct totp_record *r, struct pst_err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int fd;
+	int rc;
+
+	totp_record_wipe(r);
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	if (lock)
+		fd = sf_open_locked(storefd, user, O_RDONLY, &record_rule, NULL, e);
+	else
+		fd = sf_openat(storefd, user, O_RDONLY, &record_rule, NULL, e);
+	if (fd < 0)
+		return fd;
+	rc = sf_read_all(fd, TOTP_RECORD_MAX, &buf, &len, e);
+	if (rc == 0) {
+		rc = totp_record_parse(buf, len, r, e);
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	if (rc < 0) {
+		pst_err_prefix(e, "%s", user);
+		close(fd);
+		return rc == -ENOENT ? -EINVAL : rc;
+	}
+	if (fd_out != NULL)
+		*fd_out = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+int totp_store_lock(int storefd, const char *user, struct pst_err *e)
+{
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	return sf_open_locked(storefd, user, O_RDONLY, &record_rule, NULL, e);
+}
+
+int totp_store_write(int storefd, const char *user, const struct totp_record *r,
+		     struct pst_err *e)
+{
+	char buf[TOTP_RECORD_MAX];
+	int len;
+	int rc;
+
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	len = totp_record_format(r, buf, sizeof(buf), e);
+	if (len < 0)
+		return len;
+	rc = sf_write_atomic(storefd, user, buf, (size_t)len, &record_new, e);
+	explicit_bzero(buf, sizeof(buf));
+	return rc;
+}
+
+static int attic_open(int storefd, struct pst_err *e)
+{
+	int rc = mkdir_root_0700(storefd, TOTP_ATTIC, e);
+
+	if (rc < 0)
+		return rc;
+	return sf_openat(storefd, TOTP_ATTIC, O_RDONLY | O_DIRECTORY, &store_dir_rule, NULL, e);
+}
+
+static int place_in_attic(int storefd, const char *user, int atticfd, const char *name,
+			  bool move)
+{
+	if (move)
+		return renameat2(storefd, user, atticfd, name, RENAME_NOREPLACE) == 0 ? 0 : -errno;
+	return linkat(storefd, user, atticfd, name, 0) == 0 ? 0 : -errno;
+}
+
+int totp_store_set_aside(int storefd, const char *user, const char *why, bool move,
+			 char *kept, size_t keptlen, struct pst_err *e)
+{
+	char name[128];
+	int atticfd;
+	int rc = -EEXIST;
+	unsigned n;
+
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	atticfd = attic_open(storefd, e);
+	if (atticfd < 0)
+		return atticfd;
+	for (n = 0; n < 100 && rc == -EEXIST; n++) {
+		if (n == 0)
+			snprintf(name, sizeof(name), "%s.%s.%lld", user, why, (long long)time(NULL));
+		else
+			snprintf(name, sizeof(name), "%s.%s.%lld.%u", user, why,
+				 (long long)time(NULL), n);
+		rc = place_in_attic(storefd, user, atticfd, name, move);
+	}
+	if (rc == 0)
+		rc = fsync(atticfd) == 0 && fsync(storefd) == 0 ? 0 : -errno;
+	close(atticfd);
+	if (rc < 0)
+		return pst_fail(e, -rc, "%s: cannot keep the record aside: %s", user, strerror(-rc));
+	if (kept != NULL)
+		snprintf(kept, keptlen, "%s/%s", TOTP_ATTIC, name);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * The TOTP store: a root:root 0700 directory holding one root:root 0600
+ * record per user, named by the user, so a lookup is one openat whatever
+ * the number of users.
+ *
+ * MUST: reach the store only through a path where every directory is
+ * root-owned and not group/other writable (SF_TRUSTED_PATH); open records
+ * with O_NOFOLLOW relative to the store fd and check type, owner, mode and
+ * size on the open fd; change a record only while holding its exclusive
+ * lock, by atomic replacement. Records that are replaced or revoked move to
+ * <store>/.attic/ — never unlinked.
+ * MUST NOT: modify anything it refused to read.
+ */
+#ifndef POSTERN_TOTP_STORE_H
+#define POSTERN_TOTP_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "errmsg.h"
+#include "totp_record.h"
+
+#define TOTP_ATTIC ".attic"
+
+/* Open the store directory (root:root, no group/other bits). fd or -errno. */
+int totp_store_open(const char *path, struct pst_err *e);
+
+/* As totp_store_open, creating the last component (0700) when missing. */
+int totp_store_open_create(const char *path, struct pst_err *e);
+
+/*
+ * Open and parse user's record. With lock, the returned *fd_out holds the
+ * record's exclusive lock until closed (pass fd_out NULL without lock).
+ * -ENOENT: not enrolled. Other errors: the record is unusable.
+ */
+int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
+		    struct totp_record *r, struct pst_err *e);
+
+/*
+ * Take the exclusive lock of user's record without parsing it (to replace
+ * an unreadable one). fd or -errno; -ENOENT when there is none.
+ */
+int totp_store_lock(int storefd, const char *user, struct pst_err *e);
+
+/* Atomically replace user's record (the caller holds its lock, if any). */
+int totp_store_write(int storefd, const char *user, const struct totp_record *r,
+		     struct pst_err *e);
+
+/*
+ * Keep the current record of user in <store>/.attic/<user>.<why>.<time>:
+ * moved there (move true), or hard-linked so the name keeps working until
+ * it is replaced. The attic name is written to kept (may be NULL).
+ */
+int totp_store_set_aside(int storefd, const char *user, const char *why, bool move,
+			 char *kept, size_t keptlen, struct pst_err *e);
+
+#endif
