@@ -1,0 +1,227 @@
+/* From a line to a record or a suspicion: syslog layouts, the journal's
+ * sender check, the schema, and times. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "events.h"
+#include "syslog_line.h"
+#include "timefmt.h"
+#include "trail.h"
+
+#define SID "3f9c0a7e51b2d4c8"
+#define HEAD "user=alice from=192.0.2.7 port=50122 sid=" SID
+#define DAEMON_UID 997
+#define ALICE_UID 1234
+
+static long test_uid_of_user(const char *user)
+{
+	return strcmp(user, "alice") == 0 ? ALICE_UID : -1;
+}
+
+static struct trail_rules rules(void)
+{
+	struct trail_rules r = {
+		.years = { .year = 2026, .fixed = true },
+		.daemon_uid = DAEMON_UID,
+		.shell_exe = "/usr/bin/postern-shell",
+		.uid_of_user = test_uid_of_user,
+	};
+	return r;
+}
+
+static enum trail_verdict read_as(enum trail_source src, const char *line,
+				  struct trail_record *r, struct pst_err *why)
+{
+	struct trail_rules ru = rules();
+
+	why->msg[0] = '\0';
+	return trail_read_line(line, strlen(line), src, &ru, r, why);
+}
+
+static void expect_record(enum trail_source src, const char *line, const char *event)
+{
+	struct trail_record r;
+	struct pst_err why;
+
+	if (read_as(src, line, &r, &why) != TRAIL_RECORD)
+		fail_msg("%s: %s", line, why.msg);
+	assert_string_equal(r.event, event);
+	assert_string_equal(r.user, "alice");
+	assert_string_equal(r.sid, SID);
+	assert_int_equal(r.verified, src == TRAIL_JOURNAL);
+	trail_record_free(&r);
+}
+
+static void expect_suspicious(enum trail_source src, const char *line, const char *why_part)
+{
+	struct trail_record r;
+	struct pst_err why;
+
+	if (read_as(src, line, &r, &why) != TRAIL_SUSPICIOUS)
+		fail_msg("accepted: %s", line);
+	if (strstr(why.msg, why_part) == NULL)
+		fail_msg("%s: expected \"%s\" in \"%s\"", line, why_part, why.msg);
+}
+
+static void test_syslog_layouts(void **state)
+{
+	struct syslog_line l;
+	struct year_rule y = { .year = 2026, .fixed = true };
+	struct pst_err e;
+	const char *line = "Dec  3 06:34:25 host postern-shell[42]: event=x";
+	char t[TIME_TEXT_MAX];
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	assert_int_equal(syslog_line_parse(&l, line, strlen(line), &y, &e), 0);
+	assert_string_equal(l.host, "host");
+	assert_string_equal(l.tag, "postern-shell");
+	assert_int_equal(l.pid, 42);
+	assert_int_equal(l.msg_len, 7);
+	time_format_utc(l.time_us, t);
+	assert_string_equal(t, "2026-12-03T06:34:25Z");
+
+	expect_record(TRAIL_SYSLOG, "Dec  3 06:34:25 h sshd[7]: pam_postern(sshd:auth): event=login_ok " HEAD " service=sshd", "login_ok");
+	expect_record(TRAIL_SYSLOG, "2026-12-03T06:34:25.123456+01:00 h postern-installd[9]: event=install_ok " HEAD " module=gtk", "install_ok");
+	expect_record(TRAIL_SYSLOG, "<86>1 2026-12-03T06:34:25Z h postern-shell 42 - - event=command_allow " HEAD, "command_allow");
+	expect_record(TRAIL_SYSLOG, "<86>1 2026-12-03T06:34:25Z h sshd 42 - [meta x=\"a\\]\"] \xef\xbb\xbfpam_postern(sshd:account): event=login_fail " HEAD, "login_fail");
+}
+
+static void test_syslog_suspicions(void **state)
+{
+	(void)state;
+	expect_suspicious(TRAIL_SYSLOG, "event=install_ok " HEAD, "not a syslog line");
+	expect_suspicious(TRAIL_SYSLOG, "", "not a syslog line");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h logger: event=install_ok " HEAD, "not a postern program");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=install_ok " HEAD, "does not emit install_ok");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=reboot " HEAD, "unknown event");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=command_deny " HEAD " command=\"ls#012event=x\"", "#012");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=command_deny " HEAD " command=\"ls", "unterminated");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=command_deny user=alice sid=" SID, "field 3");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=command_deny " HEAD " mode=a mode=b", "twice");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=command_deny " HEAD " truncated=yes mode=a", "truncated");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[1]: event=command_deny user=alice from=a port=1 sid=XYZ", "16 hex");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h sshd[1]: pam_postern(sshd): event=login_ok " HEAD, "pam_postern");
+	expect_suspicious(TRAIL_SYSLOG, "Dec 33 06:34:25 h postern-shell[1]: event=command_deny " HEAD, "not a syslog line");
+	expect_suspicious(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[x]: event=command_deny " HEAD, "[pid]");
+}
+
+static void test_not_ours_is_ignored(void **state)
+{
+	struct trail_record r;
+	struct pst_err why;
+
+	(void)state;
+	assert_int_equal(read_as(TRAIL_SYSLOG, "Dec  3 06:34:25 h sshd[7]: Accepted keyboard-interactive/pam for alice", &r, &why), TRAIL_OTHER);
+	assert_int_equal(read_as(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-shell[7]: cannot reach postern-installd", &r, &why), TRAIL_OTHER);
+	assert_int_equal(read_as(TRAIL_JOURNAL, "{\"__REALTIME_TIMESTAMP\":\"1\",\"MESSAGE\":\"hello\",\"_UID\":\"1000\"}", &r, &why), TRAIL_OTHER);
+}
+
+#define JOURNAL(uid, tag, exe, msg) \
+	"{\"__REALTIME_TIMESTAMP\":\"1764743665000000\",\"_HOSTNAME\":\"h\",\"_PID\":\"42\",\"_UID\":\"" uid \
+	"\",\"SYSLOG_IDENTIFIER\":\"" tag "\",\"_EXE\":\"" exe "\",\"MESSAGE\":\"" msg "\"}"
+
+static void test_journal_sender_check(void **state)
+{
+	(void)state;
+	expect_record(TRAIL_JOURNAL, JOURNAL("0", "sshd", "/usr/sbin/sshd", "pam_postern(sshd:auth): event=login_ok " HEAD), "login_ok");
+	expect_record(TRAIL_JOURNAL, JOURNAL("997", "postern-installd", "/usr/sbin/postern-installd", "event=install_ok " HEAD), "install_ok");
+	/* the shell runs as the maintainer and may speak for that user only */
+	expect_record(TRAIL_JOURNAL, JOURNAL("1234", "postern-shell", "/usr/bin/postern-shell", "event=command_allow " HEAD), "command_allow");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1234", "postern-shell", "/usr/bin/logger", "event=command_allow " HEAD), "forged");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1235", "postern-shell", "/usr/bin/postern-shell", "event=command_allow " HEAD), "forged");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1234", "postern-installd", "/usr/bin/logger", "event=install_ok " HEAD), "forged: sent by uid 1234");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1000", "sshd", "/usr/bin/logger", "pam_postern(sshd:auth): event=login_ok " HEAD), "forged");
+	expect_suspicious(TRAIL_JOURNAL, "{\"__REALTIME_TIMESTAMP\":\"1\",\"SYSLOG_IDENTIFIER\":\"postern-shell\",\"MESSAGE\":\"event=command_allow " HEAD "\"}", "without _UID");
+}
+
+static void test_journal_shapes(void **state)
+{
+	(void)state;
+	/* journald gives a message with control characters as bytes */
+	expect_suspicious(TRAIL_JOURNAL,
+		"{\"__REALTIME_TIMESTAMP\":\"1\",\"_UID\":\"0\",\"SYSLOG_IDENTIFIER\":\"postern-totp\",\"MESSAGE\":[101,118,101,110,116,61,120,10]}",
+		"control character");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("0", "postern-totp", "/x", "event=totp_unlock " HEAD " admin=\\u2028"), "invisible");
+	expect_suspicious(TRAIL_JOURNAL, "{\"MESSAGE\":\"a\",\"MESSAGE\":\"b\",\"__REALTIME_TIMESTAMP\":\"1\"}", "not JSON");
+	expect_suspicious(TRAIL_JOURNAL, "{\"MESSAGE\":[\"a\",\"b\"],\"__REALTIME_TIMESTAMP\":\"1\"}", "MESSAGE");
+	expect_suspicious(TRAIL_JOURNAL, "[1,2]", "not a JSON object");
+	expect_suspicious(TRAIL_JOURNAL, "{\"MESSAGE\":\"a\"", "not JSON");
+	expect_suspicious(TRAIL_JOURNAL, "{\"MESSAGE\":\"a\",\"__REALTIME_TIMESTAMP\":\"soon\"}", "__REALTIME_TIMESTAMP");
+	expect_suspicious(TRAIL_JOURNAL, "{\"MESSAGE\":\"a\",\"__REALTIME_TIMESTAMP\":\"1\",\"_UID\":[\"0\",\"1\"]}", "_UID");
+	expect_suspicious(TRAIL_JOURNAL, "{\"MESSAGE\":\"a\",\"__REALTIME_TIMESTAMP\":\"1\",\"SYSLOG_IDENTIFIER\":\"a\\nb\"}", "control");
+}
+
+static void test_iso_times(void **state)
+{
+	char t[TIME_TEXT_MAX];
+	int64_t us;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	assert_int_equal(time_parse_iso("2026-12-03", 10, false, &us), 10);
+	time_format_utc(us, t);
+	assert_string_equal(t, "2026-12-03T00:00:00Z");
+	assert_int_equal(time_parse_iso("2026-12-03", 10, true, &us), 10);
+	time_format_utc(us, t);
+	assert_string_equal(t, "2026-12-03T23:59:59Z");
+	assert_int_equal(time_parse_iso("2026-12-03T06:30+02:00", 22, false, &us), 22);
+	time_format_utc(us, t);
+	assert_string_equal(t, "2026-12-03T04:30:00Z");
+	assert_int_equal(time_parse_iso("2026-12-03 06:30:05Z", 20, false, &us), 20);
+	assert_int_equal(time_parse_iso("2026-02-30", 10, false, &us), 0);
+	assert_int_equal(time_parse_iso("2026-13-01", 10, false, &us), 0);
+	assert_int_equal(time_parse_iso("yesterday", 9, false, &us), 0);
+}
+
+static void test_traditional_year_rule(void **state)
+{
+	struct year_rule y = { .now = 1767225600 };     /* 2026-01-01T00:00:00Z */
+	char t[TIME_TEXT_MAX];
+	int64_t us;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	assert_true(time_parse_traditional("Dec 31 23:00:00", &y, &us));
+	time_format_utc(us, t);
+	assert_string_equal(t, "2025-12-31T23:00:00Z");
+	assert_true(time_parse_traditional("Jan  1 00:10:00", &y, &us));
+	time_format_utc(us, t);
+	assert_string_equal(t, "2026-01-01T00:10:00Z");
+	y.fixed = true;
+	y.year = 2024;
+	assert_true(time_parse_traditional("Feb 29 12:00:00", &y, &us));
+	assert_false(time_parse_traditional("Feb 30 12:00:00", &y, &us));
+	assert_false(time_parse_traditional("Foo  1 12:00:00", &y, &us));
+}
+
+static void test_event_table(void **state)
+{
+	(void)state;
+	assert_non_null(event_find("install_ok"));
+	assert_null(event_find("install"));
+	assert_int_equal(emitter_of_tag("postern-shell"), EMIT_SHELL);
+	assert_int_equal(emitter_of_tag("pam_postern"), 0);
+	assert_true(event_find("delete")->emitters & EMIT_SHELL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_syslog_layouts),
+		cmocka_unit_test(test_syslog_suspicions),
+		cmocka_unit_test(test_not_ours_is_ignored),
+		cmocka_unit_test(test_journal_sender_check),
+		cmocka_unit_test(test_journal_shapes),
+		cmocka_unit_test(test_iso_times),
+		cmocka_unit_test(test_traditional_year_rule),
+		cmocka_unit_test(test_event_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
