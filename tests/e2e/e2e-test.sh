@@ -1,0 +1,431 @@
+#!/bin/bash
+# End to end, as root, against the real thing: OpenSSH's sshd on 127.0.0.1
+# with pam_postern.so, postern-shell, rrsync and postern-installd, driven by
+# OpenSSH's ssh (the code through SSH_ASKPASS) and by postern-client.
+#
+# Usage: e2e-test.sh BUILD_DIR     (TAP on stdout)
+#
+# Each case checks the outcome, the audit records it must leave, and that
+# nothing else changed (tree and incoming as before unless the case is an
+# upload or an install). The run's syslog capture is kept in
+# BUILD_DIR/tests/e2e/e2e-audit.log for tests/audit to replay.
+set -euo pipefail
+E2E_BUILD=$(cd "${E2E_BUILD:-$1}" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export E2E_TOTP_WINDOW=3
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+if [ "${E2E_INSIDE:-}" != 1 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "1..0 # SKIP needs root (starts sshd, creates users in a private /etc)"
+		exit 0
+	fi
+	missing=$(e2e_missing_components | tr '\n' ' ')
+	if [ -n "$missing" ]; then
+		echo "1..0 # SKIP not built yet: $missing(the end-to-end test needs every component)"
+		exit 0
+	fi
+	e2e_reexec "$E2E_BUILD/tests/e2e/e2e-audit.log" "${BASH_SOURCE[0]}" "$E2E_BUILD"
+fi
+
+MAINT=pte2e-maint
+OTHER=pte2e-other
+REL=pte2e-rel
+T=
+trap 'e2e_teardown' EXIT
+
+e2e_setup
+T=$E2E_ROOT/t
+install -d -m 0700 "$T"
+for u in "$MAINT" "$OTHER" "$REL"; do e2e_add_uploader "$u"; done
+e2e_write_policy "$REL" "hello:$MAINT"
+for u in "$MAINT" "$OTHER" "$REL"; do e2e_enroll "$u"; done
+e2e_start
+set +e
+
+# --- TAP and assertions -------------------------------------------------------
+
+n=0
+failed=0
+diag() { sed 's/^/# /' >&2; }
+
+# run CMD...: status in $rc, output in $T/out and $T/err.
+rc=0
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+fail_with() {
+	echo "$1" | diag
+	{ echo "status $rc; stdout:"; head -c 2000 "$T/out"; echo "stderr:"; head -c 2000 "$T/err"; } | diag
+	return 1
+}
+
+want_rc() { [ "$rc" = "$1" ] || fail_with "exit status $rc, wanted $1"; }
+want_fail() { [ "$rc" != 0 ] || fail_with "exit status 0, wanted a failure"; }
+want_out() { grep -qF -- "$1" "$T/out" || fail_with "stdout lacks: $1"; }
+want_err() { grep -qF -- "$1" "$T/err" || fail_with "stderr lacks: $1"; }
+
+# want_log MARK PATTERN...: one record after MARK matching every pattern.
+want_log() {
+	local mark=$1; shift
+	local lines p
+	lines=$(e2e_log_since "$mark")
+	for p in "$@"; do
+		lines=$(grep -F -- "$p" <<<"$lines")
+	done
+	[ -n "$lines" ] || { fail_with "no audit record after line $mark with: $*"; return 1; }
+}
+
+want_no_log() {
+	local mark=$1 p=$2
+	! e2e_log_since "$mark" | grep -qF -- "$p" || fail_with "unexpected record: $p"
+}
+
+# The public tree, the uploads and the attic, as they are now.
+snapshot() {
+	find "$E2E_ROOT/pub" "$E2E_ROOT/incoming" "$E2E_ROOT/state/attic" -printf '%p %y %s\n' 2>/dev/null | sort
+}
+
+unchanged_since() {
+	snapshot >"$T/snap.after"
+	diff -u "$1" "$T/snap.after" >"$T/snap.diff" || { diag <"$T/snap.diff"; return 1; }
+}
+
+asked() {
+	wc -l <"$E2E_ROOT/client/askpass.log"
+}
+
+# case DESCRIPTION FUNCTION: one TAP test; the function sees MARK (log
+# position), SNAP (a snapshot file) and ASKED (askpass questions so far).
+case_() {
+	local desc=$1 fn=$2
+	n=$((n + 1))
+	MARK=$(e2e_log_mark)
+	SNAP=$T/snap.$n
+	snapshot >"$SNAP"
+	ASKED=$(asked)
+	if "$fn"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		failed=$((failed + 1))
+	fi
+}
+
+sha256() { sha256sum "$1" | cut -d' ' -f1; }
+
+# make_tarball NAME-VERSION EXT: a real release tarball in $T.
+make_tarball() {
+	local nv=$1 ext=$2 flag
+	case $ext in
+	tar.xz) flag=-J ;;
+	tar.gz) flag=-z ;;
+	*) flag=-j ;;
+	esac
+	rm -rf "${T:?}/src" && mkdir -p "$T/src/$nv"
+	printf 'This is %s.\n' "$nv" >"$T/src/$nv/README"
+	printf '%s\n\n* First release.\n' "$nv" >"$T/src/$nv/NEWS"
+	head -c 200000 /dev/urandom | base64 >"$T/src/$nv/data.txt"
+	tar -C "$T/src" --owner=0 --group=0 $flag -cf "$T/$nv.$ext" "$nv"
+}
+
+# --- refusals at the door ------------------------------------------------------
+
+key_only() {
+	run e2e_ssh "$MAINT" -o PreferredAuthentications=publickey -- help
+	want_rc 255 && want_err "Permission denied" &&
+		[ "$(asked)" = "$ASKED" ] &&
+		want_log "$MARK" "Partial publickey for $MAINT" &&
+		want_no_log "$MARK" "event=login_ok" && want_no_log "$MARK" "event=command_allow" &&
+		unchanged_since "$SNAP"
+}
+case_ "key alone is refused (sshd wants the code too)" key_only
+
+code_only() {
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_ssh "$MAINT" -o PubkeyAuthentication=no \
+		-o PreferredAuthentications=keyboard-interactive -- help
+	want_rc 255 && want_err "Permission denied" &&
+		[ "$(asked)" = "$ASKED" ] || { fail_with "refused too late, or asked for the code"; return 1; }
+	want_no_log "$MARK" "event=login_ok" && want_no_log "$MARK" "Accepted" &&
+		unchanged_since "$SNAP"
+}
+case_ "a right code without the key is refused (no code prompt at all)" code_only
+
+wrong_code() {
+	e2e_set_code "$(e2e_wrong_code "$MAINT")"
+	run e2e_ssh "$MAINT" -- help
+	want_rc 255 && want_err "Permission denied" &&
+		grep -q "Verification code" "$E2E_ROOT/client/askpass.log" &&
+		want_log "$MARK" "event=login_fail" "user=$MAINT" "reason=bad_code" &&
+		want_no_log "$MARK" "event=login_ok" && want_no_log "$MARK" "event=command_allow" &&
+		unchanged_since "$SNAP"
+}
+case_ "key plus a wrong code is refused and logged as bad_code" wrong_code
+
+right_code() {
+	local sid_login sid_cmd
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_ssh "$MAINT" -- help
+	want_rc 0 && want_out "install-module" &&
+		want_log "$MARK" "event=login_ok" "user=$MAINT" &&
+		want_log "$MARK" "event=command_allow" "user=$MAINT" "name=help" &&
+		want_log "$MARK" "event=session_end" "user=$MAINT" || return 1
+	sid_login=$(e2e_log_since "$MARK" | grep -F "event=login_ok" | grep -o 'sid=[0-9a-f]*' | head -n 1)
+	sid_cmd=$(e2e_log_since "$MARK" | grep -F "event=command_allow" | grep -o 'sid=[0-9a-f]*' | head -n 1)
+	[ -n "$sid_login" ] && [ "$sid_login" = "$sid_cmd" ] ||
+		{ fail_with "login and command records differ in sid ($sid_login, $sid_cmd)"; return 1; }
+	unchanged_since "$SNAP"
+}
+case_ "key plus the right code: logged in, help runs, login and command share a sid" right_code
+
+replayed_code() {
+	e2e_set_code "$(e2e_last_code "$MAINT")"
+	run e2e_ssh "$MAINT" -- help
+	want_rc 255 && want_err "Permission denied" &&
+		want_log "$MARK" "event=login_fail" "user=$MAINT" "reason=replay" &&
+		want_no_log "$MARK" "event=login_ok" && unchanged_since "$SNAP"
+}
+case_ "the same code a second time is refused as a replay" replayed_code
+
+interactive_login() {
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	run e2e_ssh "$OTHER" -tt -- </dev/null
+	want_fail && [ "$rc" != 255 ] || { fail_with "wanted the shell's own refusal"; return 1; }
+	grep -qF "install-module" "$T/out" "$T/err" || { fail_with "no list of commands"; return 1; }
+	want_log "$MARK" "event=login_ok" "user=$OTHER" &&
+		want_log "$MARK" "postern-shell" "user=$OTHER" &&
+		want_no_log "$MARK" "event=command_allow" && unchanged_since "$SNAP"
+}
+case_ "an interactive login gets no shell and no tty" interactive_login
+
+local_forward() {
+	local lport pid got
+	lport=$(e2e_free_port)
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	e2e_ssh "$OTHER" -N -L "$lport:127.0.0.1:$E2E_PORT" </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$lport") 2>/dev/null && break
+		sleep 0.1
+	done
+	got=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$lport; head -c 7 <&3" 2>/dev/null)
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	[ "$got" != "SSH-2.0" ] || { fail_with "the forward reached sshd through the tunnel"; return 1; }
+	want_log "$MARK" "event=login_ok" "user=$OTHER" &&
+		want_log "$MARK" "refused local port forward" && unchanged_since "$SNAP"
+}
+case_ "-L forwarding is refused by sshd" local_forward
+
+remote_forward() {
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	run e2e_ssh "$OTHER" -o ExitOnForwardFailure=yes -N -R "0:127.0.0.1:$E2E_PORT" </dev/null
+	want_rc 255 && want_err "forwarding failed" &&
+		want_log "$MARK" "event=login_ok" "user=$OTHER" &&
+		want_no_log "$MARK" "event=command_allow" && unchanged_since "$SNAP"
+}
+case_ "-R forwarding is refused by sshd" remote_forward
+
+sftp_subsystem() {
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	run e2e_ssh "$OTHER" -s -- sftp </dev/null
+	want_rc 255 && want_err "subsystem request failed" &&
+		want_log "$MARK" "subsystem request for sftp" &&
+		want_no_log "$MARK" "event=command_allow" && unchanged_since "$SNAP"
+}
+case_ "ssh -s sftp is refused (no subsystem)" sftp_subsystem
+
+scp_both_modes() {
+	local opts
+	mapfile -t opts < <(e2e_ssh_opts "$OTHER" | sed 's/^-p$/-P/')
+	make_tarball hello-9.9 tar.xz
+	snapshot >"$SNAP"
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	SSH_ASKPASS="$E2E_ROOT/client/askpass" SSH_ASKPASS_REQUIRE=force \
+		run timeout 60 setsid -w scp "${opts[@]}" "$T/hello-9.9.tar.xz" "$OTHER@$E2E_HOST:"
+	want_fail && want_log "$MARK" "subsystem request for sftp" || return 1
+	MARK=$(e2e_log_mark)
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	SSH_ASKPASS="$E2E_ROOT/client/askpass" SSH_ASKPASS_REQUIRE=force \
+		run timeout 60 setsid -w scp -O "${opts[@]}" "$T/hello-9.9.tar.xz" "$OTHER@$E2E_HOST:"
+	want_fail && want_log "$MARK" "event=command_deny" "user=$OTHER" "scp" &&
+		unchanged_since "$SNAP"
+}
+case_ "scp is refused, in SFTP mode and in legacy (-O) mode" scp_both_modes
+
+# --- postern-client ----------------------------------------------------------------
+
+client_unknown_host() {
+	run e2e_client "$MAINT" --known-hosts "$T/kh-first" -- help </dev/null
+	want_rc 255 && want_err "unknown host key" &&
+		[ ! -s "$T/kh-first" ] && want_no_log "$MARK" "Accepted publickey" &&
+		unchanged_since "$SNAP"
+}
+case_ "postern-client: an unknown host key without a terminal or --accept-new is refused" \
+	client_unknown_host
+
+client_changed_host() {
+	ssh-keygen -q -t ed25519 -N '' -f "$T/impostor"
+	printf '[%s]:%s %s\n' "$E2E_HOST" "$E2E_PORT" "$(cut -d' ' -f1-2 "$T/impostor.pub")" >"$T/kh-changed"
+	run e2e_client "$MAINT" --known-hosts "$T/kh-changed" --accept-new -- help </dev/null
+	want_rc 255 && want_err "HOST KEY CHANGED" && want_no_log "$MARK" "Accepted publickey" &&
+		grep -qF "$(cut -d' ' -f2 "$T/impostor.pub")" "$T/kh-changed" && unchanged_since "$SNAP"
+}
+case_ "postern-client: a changed host key is refused even with --accept-new" client_changed_host
+
+client_accept_new() {
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_client "$MAINT" --known-hosts "$T/kh-new" --accept-new -- help </dev/null
+	want_rc 0 && want_out "install-module" && want_err "added to known_hosts" &&
+		grep -qF "$(cut -d' ' -f2 "$E2E_ROOT/ssh/host_ed25519.pub")" "$T/kh-new" &&
+		want_log "$MARK" "event=login_ok" "user=$MAINT" && unchanged_since "$SNAP"
+}
+case_ "postern-client: --accept-new records the key; key plus code logs in" client_accept_new
+
+client_wrong_code() {
+	e2e_set_code "$(e2e_wrong_code "$MAINT")"
+	run e2e_client "$MAINT" -- help </dev/null
+	want_rc 255 && want_err "refused the code" &&
+		want_log "$MARK" "event=login_fail" "user=$MAINT" "reason=bad_code" &&
+		unchanged_since "$SNAP"
+}
+case_ "postern-client: a wrong code is refused" client_wrong_code
+
+client_code_command() {
+	local args
+	mapfile -t args < <(e2e_oath_args "$MAINT")
+	e2e_fresh_code "$MAINT" >/dev/null
+	run e2e_client "$MAINT" --code-command \
+		"oathtool ${args[*]} -N @$((E2E_STEP * $(e2e_period "$MAINT")))" -- help </dev/null
+	want_rc 0 && want_out "install-module" && want_log "$MARK" "event=login_ok" "user=$MAINT"
+}
+case_ "postern-client: --code-command runs a program (no shell) for the code" client_code_command
+
+client_status() {
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_client "$MAINT" -- frobnicate --now </dev/null
+	want_fail && [ "$rc" != 255 ] || { fail_with "wanted the shell's status, not ours"; return 1; }
+	want_err "frobnicate" &&
+		want_log "$MARK" "event=command_deny" "user=$MAINT" "frobnicate" && unchanged_since "$SNAP"
+}
+case_ "postern-client relays the refusal on stderr and the shell's exit status" client_status
+
+# --- one release, through postern-client -----------------------------------------
+
+upload() {
+	local f=$T/hello-1.0.0.tar.xz
+	make_tarball hello-1.0.0 tar.xz
+	snapshot >"$SNAP"
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run timeout 120 rsync -e "$(e2e_client_command "$MAINT")" "$f" "$MAINT@$E2E_HOST:"
+	want_rc 0 || return 1
+	[ "$(sha256 "$E2E_ROOT/incoming/$MAINT/hello-1.0.0.tar.xz")" = "$(sha256 "$f")" ] ||
+		{ fail_with "the upload in incoming differs from the file sent"; return 1; }
+	want_log "$MARK" "event=command_allow" "user=$MAINT" "name=rsync" &&
+		want_log "$MARK" "event=upload_done" "user=$MAINT" "status=ok" &&
+		[ -z "$(find "$E2E_ROOT/pub" -name 'hello-1.0.0*')" ] || fail_with "upload reached the tree"
+}
+case_ "upload: rsync -e postern-client lands the tarball in incoming/<user>/" upload
+
+install_release() {
+	local dir=$E2E_ROOT/pub/sources/hello/1.0 sum
+	sum=$(sha256 "$T/hello-1.0.0.tar.xz")
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_client "$MAINT" -- install-module hello-1.0.0.tar.xz </dev/null
+	want_rc 0 || return 1
+	[ "$(sha256 "$dir/hello-1.0.0.tar.xz")" = "$sum" ] || { fail_with "tree copy differs"; return 1; }
+	grep -q "^$sum  hello-1.0.0.tar.xz\$" "$dir/hello-1.0.0.sha256sum" ||
+		{ fail_with "no sha256sum file"; return 1; }
+	[ ! -e "$E2E_ROOT/incoming/$MAINT/hello-1.0.0.tar.xz" ] ||
+		{ fail_with "upload left in incoming"; return 1; }
+	[ "$(stat -c %U "$dir/hello-1.0.0.tar.xz")" = postern ] ||
+		{ fail_with "tree file not postern's"; return 1; }
+	want_log "$MARK" "event=install_ok" "user=$MAINT" "module=hello" "version=1.0.0" "sha256=$sum"
+}
+case_ "install-module: the release is in the tree, checksummed, owned by postern" install_release
+
+list_releases() {
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_client "$MAINT" -- list hello </dev/null
+	want_rc 0 && want_out "1.0.0" &&
+		want_log "$MARK" "event=command_allow" "user=$MAINT" "name=list" && unchanged_since "$SNAP"
+}
+case_ "list hello shows the release" list_releases
+
+non_maintainer() {
+	make_tarball hello-1.0.1 tar.xz
+	snapshot >"$SNAP"
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	run timeout 120 rsync -e "$(e2e_ssh_command "$OTHER")" "$T/hello-1.0.1.tar.xz" "$OTHER@$E2E_HOST:"
+	want_rc 0 || return 1
+	snapshot >"$SNAP"
+	MARK=$(e2e_log_mark)
+	e2e_set_code "$(e2e_fresh_code "$OTHER")"
+	run e2e_ssh "$OTHER" -- install-module hello-1.0.1.tar.xz </dev/null
+	want_fail && want_err "refused" && want_err "$OTHER may not release hello" &&
+		[ -f "$E2E_ROOT/incoming/$OTHER/hello-1.0.1.tar.xz" ] &&
+		want_log "$MARK" "event=install_refused" "user=$OTHER" "module=hello" &&
+		want_no_log "$MARK" "event=install_ok" && unchanged_since "$SNAP"
+}
+case_ "a non-maintainer's install-module is refused with the reason; the upload stays" \
+	non_maintainer
+
+delete_own() {
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_client "$MAINT" -- delete-own hello-1.0.0.tar.xz </dev/null
+	want_rc 0 || return 1
+	[ ! -e "$E2E_ROOT/pub/sources/hello/1.0/hello-1.0.0.tar.xz" ] ||
+		{ fail_with "still in the tree"; return 1; }
+	[ -n "$(find "$E2E_ROOT/state/attic" -name hello-1.0.0.tar.xz)" ] ||
+		{ fail_with "not in the attic"; return 1; }
+	want_log "$MARK" "event=delete" "user=$MAINT" "kind=release"
+}
+case_ "delete-own moves the release to the attic" delete_own
+
+control_master() {
+	local opts ctl=$E2E_ROOT/client/cm-$REL sshcmd
+	make_tarball world-2.0 tar.gz
+	snapshot >"$SNAP"
+	mapfile -t opts < <(e2e_ssh_opts "$REL")
+	sshcmd="ssh -F /dev/null -S $ctl -o ControlMaster=no"
+	e2e_set_code "$(e2e_fresh_code "$REL")"
+	SSH_ASKPASS="$E2E_ROOT/client/askpass" SSH_ASKPASS_REQUIRE=force \
+		timeout 30 setsid -w ssh "${opts[@]}" -M -S "$ctl" -o ControlPersist=60 -N -f \
+		"$REL@$E2E_HOST" </dev/null || { fail_with "master did not start"; return 1; }
+	run timeout 60 rsync -e "$sshcmd" "$T/world-2.0.tar.gz" "$REL@$E2E_HOST:" &&
+		want_rc 0 &&
+		run timeout 60 $sshcmd "$REL@$E2E_HOST" install-module world-2.0.tar.gz &&
+		want_rc 0 &&
+		run timeout 60 $sshcmd "$REL@$E2E_HOST" list world && want_out "2.0"
+	local ok=$?
+	ssh -S "$ctl" -O exit "$REL@$E2E_HOST" 2>/dev/null
+	[ "$ok" = 0 ] && [ "$(asked)" = $((ASKED + 1)) ] || { fail_with "not one code asked"; return 1; }
+	[ -f "$E2E_ROOT/pub/sources/world/2.0/world-2.0.tar.gz" ] || { fail_with "not installed"; return 1; }
+	[ "$(e2e_log_since "$MARK" | grep -c "event=login_ok")" = 1 ] &&
+		want_log "$MARK" "event=install_ok" "user=$REL" "module=world" "basis=release_team"
+}
+case_ "ControlMaster: one code covers upload, install and list (release team, new module)" \
+	control_master
+
+no_home_writes() {
+	[ -z "$(find "$E2E_ROOT/home" -newer "$E2E_ROOT/ssh/sshd_config" ! -type d)" ] ||
+		{ find "$E2E_ROOT/home" -newer "$E2E_ROOT/ssh/sshd_config" | diag; return 1; }
+}
+case_ "nothing was written in the users' home directories" no_home_writes
+
+trail_check() {
+	local checker=$here/../audit/check-e2e-trail.sh
+	if [ ! -x "$checker" ]; then
+		echo "# tests/audit/check-e2e-trail.sh not present; the capture is $E2E_LOG"
+		return 0
+	fi
+	run "$checker" "$E2E_LOG"
+	want_rc 0
+}
+case_ "the audit trail of the whole run passes tests/audit/check-e2e-trail.sh" trail_check
+
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,483 @@
+# shellcheck shell=bash
+# The throwaway upload server shared by tests/e2e, scripts/demo and bench/e2e.
+#
+# Source it from a bash script that already runs, as root, inside
+#   syslog-capture LOG -- private-etc bash SCRIPT
+# (e2e_reexec does that): users, groups, /etc/pam.d/postern-sshd and
+# /etc/postern/postern.yaml then live in a throwaway overlay of /etc, and
+# every syslog record lands in LOG. Everything outside /etc lives under one
+# directory, $E2E_ROOT (under /run: sshd's StrictModes and pam_postern's
+# trusted-path walk refuse anything below the world-writable /tmp), which
+# e2e_teardown removes, with the processes it started and /run/sshd if it
+# made it.
+#
+# What runs is the real thing: OpenSSH's sshd started as `postern-sshd`
+# (a link, so that it uses the PAM service of that name), Linux-PAM with
+# pam_postern.so, postern-shell as the users' login shell, rrsync behind it,
+# and postern-installd as the `postern` user.
+#
+# Inputs: E2E_BUILD (a meson build dir of this tree), E2E_LOG (the capture).
+# TOTP window: E2E_TOTP_WINDOW (pam_postern's window=, default 1).
+
+set -euo pipefail
+
+E2E_SSHD=/usr/sbin/sshd
+E2E_HOST=127.0.0.1
+E2E_PAM_SERVICE=postern-sshd
+E2E_CONFIG=/etc/postern/postern.yaml
+E2E_TOTP_WINDOW=${E2E_TOTP_WINDOW:-1}
+E2E_ROOT=
+E2E_PIDS=()
+E2E_MADE_PRIVSEP=no
+
+e2e_die() {
+	echo "e2e: $*" >&2
+	exit 1
+}
+
+# Re-run SCRIPT inside a private /etc and a syslog capture, unless already
+# there. Usage: e2e_reexec LOG SCRIPT ARGS... (exec, does not return).
+e2e_reexec() {
+	local log=$1; shift
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	[ "$(id -u)" = 0 ] || e2e_die "must run as root (it starts sshd and creates users)"
+	: >"$log"
+	exec "$E2E_BUILD/tests/common/syslog-capture" "$log" -- \
+		"$top/tests/common/private-etc" env E2E_INSIDE=1 E2E_LOG="$log" E2E_BUILD="$E2E_BUILD" \
+		bash "$@"
+}
+
+# --- the programs under test -------------------------------------------------
+
+# The build's binaries, copied to a root-owned 0755 directory: the users'
+# login shell and the daemon must be executable by them, which a build dir
+# under /root would not be.
+e2e_find_program() {
+	local name=$1 sub=$2 path
+	path="$E2E_BUILD/$sub/$name"
+	[ -f "$path" ] || path=$(find "$E2E_BUILD" -name "$name" -type f ! -path '*.p/*' 2>/dev/null | head -n 1)
+	[ -n "$path" ] && [ -f "$path" ] || return 1
+	printf '%s\n' "$path"
+}
+
+# Names of the components this harness needs, "file subdir".
+E2E_COMPONENTS=(
+	"pam_postern.so pam_module"
+	"postern-totp pam_module"
+	"postern-shell rshell"
+	"postern-installd install_module"
+	"postern-client client"
+)
+
+# Prints the missing ones, one per line; nothing when all are built.
+e2e_missing_components() {
+	local c
+	for c in "${E2E_COMPONENTS[@]}"; do
+		# shellcheck disable=SC2086
+		e2e_find_program $c >/dev/null || echo "${c%% *}"
+	done
+}
+
+e2e_install_programs() {
+	local c name path
+	install -d -m 0755 "$E2E_ROOT/bin" "$E2E_ROOT/sbin"
+	for c in "${E2E_COMPONENTS[@]}"; do
+		name=${c%% *}
+		# shellcheck disable=SC2086
+		path=$(e2e_find_program $c) || e2e_die "$name is not built in $E2E_BUILD"
+		install -m 0755 "$path" "$E2E_ROOT/bin/$name"
+	done
+	for name in postern-audit postern-policy; do
+		path=$(e2e_find_program "$name" "${name#postern-}" 2>/dev/null) &&
+			install -m 0755 "$path" "$E2E_ROOT/bin/$name" || true
+	done
+	# sshd takes its PAM service name from the name it was started under.
+	ln -s "$E2E_SSHD" "$E2E_ROOT/sbin/$E2E_PAM_SERVICE"
+}
+
+# --- filesystem layout (docs/ARCHITECTURE.md, the brief's installed layout) --
+
+e2e_make_root() {
+	E2E_ROOT=$(mktemp -d /run/postern-e2e.XXXXXX)
+	chmod 0755 "$E2E_ROOT"
+	install -d -m 0700 "$E2E_ROOT/client"
+	install -d -m 0755 "$E2E_ROOT/home" "$E2E_ROOT/ssh"
+}
+
+e2e_make_dirs() {
+	install -d -m 0755 -o root -g root "$E2E_ROOT/state"
+	install -d -m 0700 -o root -g root "$E2E_ROOT/state/totp"
+	install -d -m 0750 -o postern -g postern "$E2E_ROOT/state/attic"
+	install -d -m 0700 -o postern -g postern "$E2E_ROOT/state/locks"
+	install -d -m 0755 -o postern -g postern "$E2E_ROOT/pub" "$E2E_ROOT/pub/sources"
+	install -d -m 0711 -o root -g root "$E2E_ROOT/incoming"
+	install -d -m 0755 -o postern -g postern "$E2E_ROOT/run"
+}
+
+# --- users ---------------------------------------------------------------------
+
+# e2e_add_group [groupadd options] NAME
+e2e_add_group() {
+	getent group "${!#}" >/dev/null || groupadd "$@"
+}
+
+e2e_system_users() {
+	e2e_add_group --system postern
+	getent passwd postern >/dev/null ||
+		useradd --system --gid postern --home-dir "$E2E_ROOT/state" --no-create-home \
+			--shell /usr/sbin/nologin postern
+	e2e_add_group uploaders
+}
+
+# e2e_add_uploader USER: a maintainer account with postern-shell as its
+# shell, an SSH key pair (the private half in $E2E_ROOT/client/USER.key) and
+# the public half in its authorized_keys.
+e2e_add_uploader() {
+	local user=$1 home="$E2E_ROOT/home/$1"
+	useradd --create-home --home-dir "$home" --shell "$E2E_ROOT/bin/postern-shell" \
+		--groups uploaders "$user"
+	chmod 0755 "$home"
+	ssh-keygen -q -t ed25519 -N '' -C "$user@e2e" -f "$E2E_ROOT/client/$user.key"
+	install -d -m 0700 -o "$user" -g "$user" "$home/.ssh"
+	install -m 0600 -o "$user" -g "$user" "$E2E_ROOT/client/$user.key.pub" \
+		"$home/.ssh/authorized_keys"
+}
+
+# e2e_add_plain_user USER: an ordinary account with /bin/sh, outside the
+# uploaders group, so sshd's global rules (key only) apply: the baseline
+# that bench/e2e compares postern with.
+e2e_add_plain_user() {
+	local user=$1 home="$E2E_ROOT/home/$1"
+	useradd --create-home --home-dir "$home" --shell /bin/sh "$user"
+	chmod 0755 "$home"
+	ssh-keygen -q -t ed25519 -N '' -C "$user@e2e" -f "$E2E_ROOT/client/$user.key"
+	install -d -m 0700 -o "$user" -g "$user" "$home/.ssh"
+	install -m 0600 -o "$user" -g "$user" "$E2E_ROOT/client/$user.key.pub" \
+		"$home/.ssh/authorized_keys"
+}
+
+# --- configuration ---------------------------------------------------------------
+
+# e2e_write_policy RELEASE_TEAM_USER|- MODULE:MAINTAINER...
+e2e_write_policy() {
+	local rel=$1; shift
+	local m
+	install -d -m 0755 /etc/postern
+	{
+		echo "# Written by tests/e2e/lib.sh for one run; gone with the private /etc."
+		echo "paths:"
+		echo "  incoming: $E2E_ROOT/incoming"
+		echo "  tree: $E2E_ROOT/pub"
+		echo "  state: $E2E_ROOT/state"
+		echo "  socket: $E2E_ROOT/run/installd.sock"
+		if [ "$rel" != - ]; then
+			echo "release_team:"
+			echo "  users: [$rel]"
+		fi
+		echo "modules:"
+		for m in "$@"; do
+			echo "  ${m%%:*}:"
+			echo "    maintainers: [${m#*:}]"
+		done
+	} >"$E2E_CONFIG"
+	chmod 0644 "$E2E_CONFIG"
+}
+
+e2e_write_pam() {
+	cat >"/etc/pam.d/$E2E_PAM_SERVICE" <<EOF
+# PAM service of the throwaway postern sshd (tests/e2e/lib.sh).
+# The code is the only thing PAM checks: the key was checked by sshd
+# (AuthenticationMethods publickey,keyboard-interactive:pam), and
+# pam_postern verifies that it was, from SSH_AUTH_INFO_0.
+auth     required  $E2E_ROOT/bin/pam_postern.so store=$E2E_ROOT/state/totp window=$E2E_TOTP_WINDOW
+account  required  pam_unix.so
+session  required  pam_unix.so
+EOF
+	chmod 0644 "/etc/pam.d/$E2E_PAM_SERVICE"
+}
+
+E2E_PORT=
+e2e_free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+e2e_write_sshd_config() {
+	E2E_PORT=$(e2e_free_port)
+	ssh-keygen -q -t ed25519 -N '' -C "postern-e2e-host" -f "$E2E_ROOT/ssh/host_ed25519"
+	cat >"$E2E_ROOT/ssh/sshd_config" <<EOF
+# The throwaway postern sshd: examples/sshd_config.postern on a free
+# loopback port, with its own host key and no system config.
+ListenAddress $E2E_HOST:$E2E_PORT
+HostKey $E2E_ROOT/ssh/host_ed25519
+PidFile none
+LogLevel VERBOSE
+SyslogFacility AUTHPRIV
+UsePAM yes
+PermitRootLogin no
+PasswordAuthentication no
+KbdInteractiveAuthentication yes
+PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/authorized_keys
+PermitUserEnvironment no
+StrictModes yes
+MaxAuthTries 6
+LoginGraceTime 30
+# No Subsystem line: no sftp, hence no scp in its default (sftp) mode.
+
+# Accounts outside the group (only the benchmark's baseline user here).
+AuthenticationMethods publickey
+
+Match Group uploaders
+	AuthenticationMethods publickey,keyboard-interactive:pam
+	DisableForwarding yes
+	PermitTTY no
+	PermitTunnel no
+	AllowAgentForwarding no
+	AllowTcpForwarding no
+	X11Forwarding no
+EOF
+	e2e_privsep_dir
+	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -t -f "$E2E_ROOT/ssh/sshd_config" ||
+		e2e_die "sshd refuses the generated configuration"
+	printf '[%s]:%s %s\n' "$E2E_HOST" "$E2E_PORT" \
+		"$(cut -d' ' -f1-2 "$E2E_ROOT/ssh/host_ed25519.pub")" >"$E2E_ROOT/client/known_hosts"
+}
+
+# --- processes -----------------------------------------------------------------
+
+e2e_wait_for() {
+	local what=$1 tries=$2; shift 2
+	while ! "$@" 2>/dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || e2e_die "$what did not come up"
+		sleep 0.1
+	done
+}
+
+e2e_port_open() {
+	(exec 3<>"/dev/tcp/$E2E_HOST/$E2E_PORT") 2>/dev/null
+}
+
+# sshd needs its privilege separation directory even to check a config.
+e2e_privsep_dir() {
+	if [ ! -d /run/sshd ]; then
+		install -d -m 0755 -o root -g root /run/sshd
+		E2E_MADE_PRIVSEP=yes
+	fi
+}
+
+e2e_start_sshd() {
+	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -D -f "$E2E_ROOT/ssh/sshd_config" </dev/null &
+	E2E_PIDS+=("$!")
+	e2e_wait_for "sshd on port $E2E_PORT" 100 e2e_port_open
+}
+
+e2e_start_installd() {
+	setpriv --reuid=postern --regid=postern --init-groups --inh-caps=-all \
+		"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" \
+		--socket "$E2E_ROOT/run/installd.sock" --foreground </dev/null &
+	E2E_PIDS+=("$!")
+	e2e_wait_for "postern-installd" 100 test -S "$E2E_ROOT/run/installd.sock"
+}
+
+e2e_teardown() {
+	local pid
+	for pid in "${E2E_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${E2E_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	E2E_PIDS=()
+	if [ -n "$E2E_ROOT" ] && [ -d "$E2E_ROOT" ]; then
+		rm -rf --one-file-system "$E2E_ROOT"
+	fi
+	if [ "$E2E_MADE_PRIVSEP" = yes ]; then
+		rmdir /run/sshd 2>/dev/null || true
+	fi
+}
+
+# --- one-time codes --------------------------------------------------------------
+
+# e2e_enroll USER [postern-totp options]: enrol and keep the otpauth URI in
+# $E2E_ROOT/client/USER.uri for the code helpers below.
+e2e_enroll() {
+	local user=$1; shift
+	"$E2E_ROOT/bin/postern-totp" -C "$E2E_CONFIG" enroll --no-verify --format uri "$@" "$user" \
+		>"$E2E_ROOT/client/$user.uri"
+	grep -q '^otpauth://totp/' "$E2E_ROOT/client/$user.uri" ||
+		e2e_die "postern-totp enroll $user printed no otpauth URI"
+}
+
+e2e_uri_param() {
+	sed -n "s/.*[?&]$2=\([^&]*\).*/\1/p" "$E2E_ROOT/client/$1.uri" | head -n 1
+}
+
+# The oathtool arguments that reproduce USER's authenticator app.
+e2e_oath_args() {
+	local alg digits period
+	alg=$(e2e_uri_param "$1" algorithm); digits=$(e2e_uri_param "$1" digits)
+	period=$(e2e_uri_param "$1" period)
+	printf '%s\n' "--totp=${alg:-SHA1}" "--digits=${digits:-6}" \
+		"--time-step-size=${period:-30}s" -b "$(e2e_uri_param "$1" secret)"
+}
+
+e2e_period() {
+	local p
+	p=$(e2e_uri_param "$1" period)
+	echo "${p:-30}"
+}
+
+# e2e_code_at USER STEP: the code the app shows during time step STEP.
+e2e_code_at() {
+	local args
+	mapfile -t args < <(e2e_oath_args "$1")
+	oathtool "${args[@]}" -N "@$(($2 * $(e2e_period "$1")))"
+}
+
+e2e_now_step() {
+	echo $(($(date +%s) / $(e2e_period "$1")))
+}
+
+# e2e_fresh_code USER: a code for a time step after the last one this
+# harness handed out for USER (pam_postern accepts each step once), waiting
+# for the clock when the window ahead is used up. Sets E2E_STEP.
+E2E_STEP=
+e2e_fresh_code() {
+	local user=$1 last now stepfile="$E2E_ROOT/client/$1.step"
+	last=$(cat "$stepfile" 2>/dev/null || echo 0)
+	while :; do
+		now=$(e2e_now_step "$user")
+		E2E_STEP=$((last + 1 > now ? last + 1 : now))
+		[ "$E2E_STEP" -le $((now + E2E_TOTP_WINDOW)) ] && break
+		sleep 1
+	done
+	echo "$E2E_STEP" >"$stepfile"
+	e2e_code_at "$user" "$E2E_STEP"
+}
+
+# e2e_last_code USER: the code handed out last (for replay tests).
+e2e_last_code() {
+	e2e_code_at "$1" "$(cat "$E2E_ROOT/client/$1.step")"
+}
+
+# e2e_wrong_code USER: a well-formed code that is none of the codes of the
+# steps pam_postern could accept now or in the next minute.
+e2e_wrong_code() {
+	local user=$1 args digits start candidate
+	mapfile -t args < <(e2e_oath_args "$user")
+	digits=$(e2e_uri_param "$user" digits); digits=${digits:-6}
+	start=$(($(e2e_now_step "$user") - E2E_TOTP_WINDOW - 2))
+	local valid
+	valid=$(oathtool "${args[@]}" -N "@$((start * $(e2e_period "$user")))" \
+		-w $((2 * E2E_TOTP_WINDOW + 6)))
+	candidate=$((RANDOM * 32768 + RANDOM))
+	while :; do
+		candidate=$(printf "%0${digits}d" $((candidate % (10 ** digits))))
+		grep -qx "$candidate" <<<"$valid" || break
+		candidate=$((10#$candidate + 7919))
+	done
+	echo "$candidate"
+}
+
+# --- clients --------------------------------------------------------------------
+
+# OpenSSH's ssh with nothing from ~/.ssh or /etc/ssh, the server's host
+# key pinned, and the code supplied through SSH_ASKPASS from the file
+# $E2E_ROOT/client/code (write it with e2e_set_code).
+e2e_write_askpass() {
+	cat >"$E2E_ROOT/client/askpass" <<EOF
+#!/bin/sh
+# ssh calls this for every question it would ask on a terminal; the
+# question goes to a log the tests read, the answer comes from a file.
+printf '%s\n' "\$*" >>"$E2E_ROOT/client/askpass.log"
+cat "$E2E_ROOT/client/code"
+EOF
+	chmod 0700 "$E2E_ROOT/client/askpass"
+	: >"$E2E_ROOT/client/askpass.log"
+	: >"$E2E_ROOT/client/code"
+}
+
+e2e_set_code() {
+	printf '%s\n' "$1" >"$E2E_ROOT/client/code"
+}
+
+e2e_ssh_opts() {
+	printf '%s\n' -F /dev/null -p "$E2E_PORT" -i "$E2E_ROOT/client/$1.key" \
+		-o IdentitiesOnly=yes -o IdentityAgent=none \
+		-o UserKnownHostsFile="$E2E_ROOT/client/known_hosts" \
+		-o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes \
+		-o PasswordAuthentication=no -o NumberOfPasswordPrompts=1 \
+		-o ConnectTimeout=10 -o ServerAliveInterval=10 -o LogLevel=ERROR
+}
+
+# e2e_ssh USER [ssh options] [-- COMMAND...]: ssh as USER; code from e2e_set_code.
+e2e_ssh() {
+	local user=$1; shift
+	local opts extra=() cmd=()
+	mapfile -t opts < <(e2e_ssh_opts "$user")
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("$1"); shift; done
+	[ $# -gt 0 ] && { shift; cmd=("$@"); }
+	SSH_ASKPASS="$E2E_ROOT/client/askpass" SSH_ASKPASS_REQUIRE=force \
+		timeout 60 setsid -w ssh "${opts[@]}" "${extra[@]}" "$user@$E2E_HOST" "${cmd[@]}"
+}
+
+# The `ssh` command line for rsync -e and scp -S, as one string.
+e2e_ssh_command() {
+	local opts
+	mapfile -t opts < <(e2e_ssh_opts "$1")
+	echo "ssh ${opts[*]}"
+}
+
+# e2e_client USER [postern-client options] -- COMMAND...: postern-client as
+# USER with the code from $E2E_ROOT/client/code.
+e2e_client() {
+	local user=$1; shift
+	local extra=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	timeout 60 setsid -w "$E2E_ROOT/bin/postern-client" -p "$E2E_PORT" \
+		-i "$E2E_ROOT/client/$user.key" --known-hosts "$E2E_ROOT/client/known_hosts" \
+		--code-file "$E2E_ROOT/client/code" "${extra[@]}" "$user@$E2E_HOST" "$@"
+}
+
+# The postern-client command line for rsync -e, as one string.
+e2e_client_command() {
+	echo "$E2E_ROOT/bin/postern-client -p $E2E_PORT -i $E2E_ROOT/client/$1.key" \
+		"--known-hosts $E2E_ROOT/client/known_hosts --code-file $E2E_ROOT/client/code"
+}
+
+# --- audit records -----------------------------------------------------------------
+
+# e2e_log_mark: the capture's current length, to read one step's records.
+e2e_log_mark() {
+	wc -l <"$E2E_LOG"
+}
+
+# e2e_log_since MARK: the records written after MARK (syslog is a datagram
+# socket: give the capture a moment to write what was just sent).
+e2e_log_since() {
+	sleep 0.2
+	tail -n "+$(($1 + 1))" "$E2E_LOG"
+}
+
+# --- all of it -------------------------------------------------------------------
+
+# e2e_setup: the whole server, without users of the uploaders group.
+e2e_setup() {
+	[ "${E2E_INSIDE:-}" = 1 ] || e2e_die "e2e_setup must run under e2e_reexec"
+	e2e_make_root
+	e2e_install_programs
+	e2e_system_users
+	e2e_make_dirs
+	e2e_write_pam
+	e2e_write_sshd_config
+	e2e_write_askpass
+}
+
+# e2e_start: after users and policy exist.
+e2e_start() {
+	e2e_start_installd
+	e2e_start_sshd
+}
