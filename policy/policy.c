@@ -94,7 +94,7 @@ static int parse_file(struct policy *p, const char *buf, size_t len, const char 
 
 static int merge_one(struct policy *p, struct policy_module *out,
 		     const struct module_entry *conf, const struct module_entry *doap,
-		     struct pst_err *e)
+		     bool settings_only, struct pst_err *e)
 {
 	if (doap != NULL)
 		*out = doap->m;
@@ -113,7 +113,7 @@ static int merge_one(struct policy *p, struct policy_module *out,
 		static const char *const none[] = { NULL };
 		out->maintainers = none;
 	}
-	if (out->maintainers[0] == NULL && !out->open)
+	if (out->maintainers[0] == NULL && !out->open && !settings_only)
 		return pst_fail(e, EINVAL, "%s:%lu:%lu: module %s: no maintainers and not open, "
 				"and no generated DOAP entry for it (list maintainers, set "
 				"open: true, or import its DOAP file)", conf->file, conf->line,
@@ -123,7 +123,7 @@ static int merge_one(struct policy *p, struct policy_module *out,
 
 /* Both lists are sorted by name: a single merge pass builds the final array. */
 static int merge(struct policy *p, const struct module_list *conf,
-		 const struct module_list *doap, struct pst_err *e)
+		 const struct module_list *doap, bool settings_only, struct pst_err *e)
 {
 	size_t i = 0, j = 0, n = 0;
 	int rc;
@@ -137,7 +137,7 @@ static int merge(struct policy *p, const struct module_list *conf,
 		const struct module_entry *c = d <= 0 ? &conf->v[i++] : NULL;
 		const struct module_entry *g = d >= 0 ? &doap->v[j++] : NULL;
 
-		rc = merge_one(p, &p->modules[n++], c, g, e);
+		rc = merge_one(p, &p->modules[n++], c, g, settings_only, e);
 		if (rc < 0)
 			return rc;
 	}
@@ -151,6 +151,7 @@ struct doap_input {
 	size_t len;
 	const char *name;
 	bool read_named;         /* read the file the config names */
+	bool settings_only;      /* entries may rest on a DOAP file not read */
 };
 
 static int parse_doap(struct policy *p, const struct doap_input *in, struct module_list *doap,
@@ -187,7 +188,7 @@ static int build(const char *buf, size_t len, const char *name, const struct doa
 	if (rc == 0)
 		rc = parse_doap(p, in, &doap, e);
 	if (rc == 0)
-		rc = merge(p, &conf, &doap, e);
+		rc = merge(p, &conf, &doap, in->settings_only, e);
 	free(conf.v);
 	free(doap.v);
 	if (rc < 0) {
@@ -201,7 +202,7 @@ static int build(const char *buf, size_t len, const char *name, const struct doa
 int policy_parse(const char *buf, size_t len, const char *name, struct policy **out,
 		 struct pst_err *e)
 {
-	const struct doap_input none = { 0 };
+	const struct doap_input none = { NULL, 0, NULL, false, false };
 
 	return build(buf, len, name, &none, out, e);
 }
@@ -210,7 +211,7 @@ int policy_parse_merged(const char *buf, size_t len, const char *name,
 			const char *doap_buf, size_t doap_len, const char *doap_name,
 			struct policy **out, struct pst_err *e)
 {
-	const struct doap_input in = { doap_buf, doap_len, doap_name, false };
+	const struct doap_input in = { doap_buf, doap_len, doap_name, false, false };
 
 	return build(buf, len, name, &in, out, e);
 }
@@ -250,9 +251,9 @@ int policy_read_trusted(const char *path, char **buf, size_t *len, struct pst_er
 	return rc;
 }
 
-int policy_load(const char *path, struct policy **out, struct pst_err *e)
+static int load_with(const char *path, const struct doap_input *in, struct policy **out,
+		     struct pst_err *e)
 {
-	const struct doap_input named = { NULL, 0, NULL, true };
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
@@ -260,9 +261,23 @@ int policy_load(const char *path, struct policy **out, struct pst_err *e)
 	*out = NULL;
 	rc = policy_read_trusted(path, &buf, &len, e);
 	if (rc == 0)
-		rc = build(buf, len, path, &named, out, e);
+		rc = build(buf, len, path, in, out, e);
 	free(buf);
 	return rc;
+}
+
+int policy_load(const char *path, struct policy **out, struct pst_err *e)
+{
+	const struct doap_input named = { NULL, 0, NULL, true, false };
+
+	return load_with(path, &named, out, e);
+}
+
+int policy_load_settings(const char *path, struct policy **out, struct pst_err *e)
+{
+	const struct doap_input none = { NULL, 0, NULL, false, true };
+
+	return load_with(path, &none, out, e);
 }
 
 void policy_free(struct policy *p)

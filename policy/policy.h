@@ -73,6 +73,14 @@ struct policy_module {
  */
 int policy_load(const char *path, struct policy **out, struct pst_err *e);
 
+/*
+ * postern.yaml alone, with the same file checks, without reading the
+ * generated DOAP module file it names: for postern-policy import-doap, which
+ * writes that file. An entry that gets its maintainers only from that file
+ * is not an error here. Never use it to decide anything.
+ */
+int policy_load_settings(const char *path, struct policy **out, struct pst_err *e);
+
 /* Parse a YAML buffer without the file checks (fuzzing, unit tests). name
  * is used in messages. The doap_modules file it names is not read. */
 int policy_parse(const char *buf, size_t len, const char *name, struct policy **out,

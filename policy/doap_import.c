@@ -1,0 +1,213 @@
+#include "doap_import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "doap_gen.h"
+#include "policy_internal.h"
+#include "safefile.h"
+#include "spawn.h"
+
+#define HOOK_TIMEOUT 120
+#define LIST_TEXT_MAX 4096
+
+/* Users of a that are not in b, comma separated ("" when none). */
+static void difference(const struct gen_module *a, const struct gen_module *b,
+		       char *out, size_t size)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; a != NULL && i < a->n; i++) {
+		int n;
+		if (gen_has_user(b, a->users[i]))
+			continue;
+		n = snprintf(out + len, size - len, "%s%s", len ? "," : "", a->users[i]);
+		if (n < 0 || (size_t)n >= size - len)
+			return;
+		len += (size_t)n;
+	}
+}
+
+static void joined(const struct gen_module *m, char *out, size_t size)
+{
+	difference(m, NULL, out, size);
+}
+
+static int run_hook(const struct import_opts *o, const char *module, const char *added,
+		    const char *removed, const char *now)
+{
+	struct spawn_env env = { 0 };
+	struct pst_err e;
+	int status = 0;
+	int rc = 0;
+
+	rc |= spawn_env_add(&env, "PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+	rc |= spawn_env_add(&env, "LANG", "C.UTF-8");
+	rc |= spawn_env_add(&env, "POSTERN_EVENT", "doap_change");
+	rc |= spawn_env_add(&env, "POSTERN_MODULE", module);
+	rc |= spawn_env_add(&env, "POSTERN_ADDED", added);
+	rc |= spawn_env_add(&env, "POSTERN_REMOVED", removed);
+	rc |= spawn_env_add(&env, "POSTERN_MAINTAINERS", now);
+	if (o->mail_to != NULL)
+		rc |= spawn_env_add(&env, "POSTERN_MAIL_TO", o->mail_to);
+	if (o->mail_from != NULL)
+		rc |= spawn_env_add(&env, "POSTERN_MAIL_FROM", o->mail_from);
+	if (rc != 0) {
+		spawn_env_free(&env);
+		fprintf(stderr, "postern-policy: import-doap: hook for %s: cannot build its "
+			"environment\n", module);
+		return -1;
+	}
+	rc = spawn_wait(o->hook, spawn_env_array(&env), HOOK_TIMEOUT, &status, &e);
+	spawn_env_free(&env);
+	if (rc < 0) {
+		fprintf(stderr, "postern-policy: import-doap: hook %s for %s: %s\n", o->hook[0],
+			module, e.msg);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "postern-policy: import-doap: hook %s for %s failed (status %d)\n",
+			o->hook[0], module, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return -1;
+	}
+	return 0;
+}
+
+/* Print, log and hand to the hook one changed module. -1 when the hook failed. */
+static int announce(const struct import_opts *o, const struct audit_session *s,
+		    const char *module, const struct gen_module *before,
+		    const struct gen_module *after)
+{
+	char added[LIST_TEXT_MAX], removed[LIST_TEXT_MAX], now[LIST_TEXT_MAX];
+
+	difference(after, before, added, sizeof(added));
+	difference(before, after, removed, sizeof(removed));
+	if (added[0] == '\0' && removed[0] == '\0')
+		return 0;
+	joined(after, now, sizeof(now));
+	printf("%s: maintainers added: %s; removed: %s\n", module, added[0] ? added : "none",
+	       removed[0] ? removed : "none");
+	audit_emit(LOG_NOTICE, "doap_change", s, "module", module,
+		   "added", added[0] ? added : "-", "removed", removed[0] ? removed : "-", NULL);
+	if (o->hook == NULL)
+		return 1;
+	return run_hook(o, module, added, removed, now) < 0 ? -1 : 1;
+}
+
+/* Walk both sorted lists; returns the number of changes, or -1 after a hook failure. */
+static int announce_changes(const struct import_opts *o, const struct gen_list *prev,
+			    const struct gen_list *next, unsigned *changes)
+{
+	struct audit_session s;
+	size_t i = 0, j = 0;
+	int failed = 0;
+
+	audit_session_init(&s, NULL, getenv("SSH_CONNECTION"));
+	*changes = 0;
+	while (i < prev->n || j < next->n) {
+		int d = i == prev->n ? 1 : j == next->n ? -1
+			: strcmp(prev->v[i].name, next->v[j].name);
+		const char *module = d <= 0 ? prev->v[i].name : next->v[j].name;
+		const struct gen_module *before = d <= 0 ? &prev->v[i++] : NULL;
+		const struct gen_module *after = d >= 0 ? &next->v[j++] : NULL;
+		int rc = announce(o, &s, module, before, after);
+		if (rc != 0)
+			(*changes)++;
+		if (rc < 0)
+			failed = 1;
+	}
+	return failed ? -1 : 0;
+}
+
+/* A module whose DOAP file is broken keeps what it had. */
+static int keep_previous(struct gen_list *next, const struct gen_list *failed,
+			 const struct gen_list *prev)
+{
+	size_t i;
+
+	for (i = 0; i < failed->n; i++) {
+		const struct gen_module *old = gen_find(prev, failed->v[i].name);
+		if (old == NULL || gen_find(next, old->name) != NULL)
+			continue;
+		printf("%s: %s could not be used; keeping the previous maintainers\n", old->name,
+		       failed->v[i].source);
+		if (gen_add(next, old->name, old->source, (const char *const *)old->users, old->n) < 0)
+			return -ENOMEM;
+		gen_sort(next);
+	}
+	return 0;
+}
+
+static int write_output(const char *path, const struct gen_list *next, struct pst_err *e)
+{
+	static const struct sf_new how = { .mode = 0644, .uid = 0, .gid = 0 };
+	char dir[POLICY_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	char *text = NULL;
+	size_t len = 0;
+	int dirfd, rc;
+
+	if (path[0] != '/' || slash == NULL || (size_t)(slash - path) >= sizeof(dir))
+		return pst_fail(e, EINVAL, "%s: expected an absolute file path", path);
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	rc = gen_render(next, &text, &len, e);
+	if (rc < 0)
+		return rc;
+	dirfd = sf_open_dir_path(dir[0] ? dir : "/", NULL, SF_TRUSTED_PATH, e);
+	if (dirfd >= 0) {
+		rc = sf_write_atomic(dirfd, slash + 1, text, len, &how, e);
+		close(dirfd);
+	} else {
+		rc = dirfd;
+	}
+	if (rc < 0)
+		pst_err_prefix(e, "%s", path);
+	free(text);
+	return rc;
+}
+
+int doap_import_run(const struct import_opts *o)
+{
+	struct gen_list prev = { 0 }, next = { 0 }, failed = { 0 }, unusable = { 0 };
+	bool have_prev = false;
+	unsigned changes = 0;
+	struct pst_err e;
+	int status = IMPORT_NO_CHANGE;
+	int rc;
+
+	rc = o->previous ? gen_load_previous(o->previous, &prev, &have_prev, &e) : 0;
+	if (rc < 0)
+		pst_err_prefix(&e, "previous file");
+	if (rc == 0)
+		rc = gen_from_sources(o->paths, o->npaths, &next, &failed, &unusable, &e);
+	if (rc == 0 && (keep_previous(&next, &failed, &prev) < 0 ||
+			keep_previous(&next, &unusable, &prev) < 0))
+		rc = pst_fail(&e, ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = write_output(o->output, &next, &e);
+	if (rc < 0) {
+		fprintf(stderr, "postern-policy: import-doap: %s; nothing written\n", e.msg);
+		status = IMPORT_ERRORS;
+	} else {
+		if (have_prev && announce_changes(o, &prev, &next, &changes) < 0)
+			status = IMPORT_ERRORS;
+		printf("%zu modules written to %s, %u changed%s\n", next.n, o->output, changes,
+		       have_prev ? "" : " (no previous file to compare with)");
+		if (failed.n > 0 || status == IMPORT_ERRORS)
+			status = IMPORT_ERRORS;
+		else if (changes > 0)
+			status = IMPORT_CHANGES;
+	}
+	gen_free(&prev);
+	gen_free(&next);
+	gen_free(&failed);
+	gen_free(&unusable);
+	return status;
+}

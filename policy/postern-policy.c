@@ -1,0 +1,394 @@
+/*
+ * postern-policy: the administrator's view of the release policy.
+ *
+ *   check            validate postern.yaml and the generated DOAP file, summarise
+ *   explain U M      the decision for user U on module M, and why
+ *   modules U        everything U may release, and why
+ *   import-doap      DOAP files -> the generated module file, changes announced
+ *   doap-configured  for systemd's ExecCondition: are doap_sources configured?
+ *
+ * It only reads the policy, except import-doap, which writes the generated
+ * file (atomically, root-owned) and runs hooks.doap_change with an
+ * environment built from scratch.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "build_config.h"
+#include "doap_import.h"
+#include "policy.h"
+#include "policy_report.h"
+#include "spawn.h"
+
+#define PROG "postern-policy"
+#define EXIT_FAIL 1
+#define CONDITION_ERROR 255
+#define PATHS_MAX 256
+
+struct command {
+	const char *name;
+	int (*run)(const char *config, int argc, char **argv);
+	const char *usage;
+	const char *help;
+};
+
+static const struct command *find_command(const char *name);
+
+static void usage_to(FILE *f, const struct command *c)
+{
+	fprintf(f, "usage: " PROG " [-C FILE] %s %s\n%s", c->name, c->usage, c->help);
+}
+
+static int load_failed(const char *config, const struct pst_err *e)
+{
+	struct audit_session s;
+
+	fprintf(stderr, PROG ": %s\n", e->msg);
+	audit_session_init(&s, NULL, getenv("SSH_CONNECTION"));
+	audit_emit(LOG_NOTICE, "policy_error", &s, "file", config, "error", e->msg, NULL);
+	return EXIT_FAIL;
+}
+
+/*
+ * Options shared by every subcommand: -C/--config and --help. extra holds the
+ * subcommand's own long options (may be NULL); their values go to handle.
+ * Returns the index of the first operand, or -1 after printing help or an error.
+ */
+static int sub_options(const struct command *c, int argc, char **argv, const char **config,
+		       const struct option *extra, size_t nextra,
+		       int (*handle)(int opt, const char *arg, void *ctx), void *ctx, int *status)
+{
+	struct option opts[8] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	size_t i;
+	int opt;
+
+	for (i = 0; i < nextra && i + 2 < sizeof(opts) / sizeof(opts[0]) - 1; i++)
+		opts[i + 2] = extra[i];
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
+		if (opt == 'C') {
+			*config = optarg;
+		} else if (opt == 'h') {
+			usage_to(stdout, c);
+			*status = 0;
+			return -1;
+		} else if (handle == NULL || opt == '?' || handle(opt, optarg, ctx) < 0) {
+			usage_to(stderr, c);
+			*status = EXIT_FAIL;
+			return -1;
+		}
+	}
+	return optind;
+}
+
+static int run_check(const char *config, int argc, char **argv)
+{
+	const struct command *c = find_command("check");
+	struct policy *p;
+	struct pst_err e;
+	int status = 0;
+	int first = sub_options(c, argc, argv, &config, NULL, 0, NULL, NULL, &status);
+	unsigned warnings;
+
+	if (first < 0)
+		return status;
+	if (first != argc) {
+		usage_to(stderr, c);
+		return EXIT_FAIL;
+	}
+	if (policy_load(config, &p, &e) < 0)
+		return load_failed(config, &e);
+	warnings = report_check(stdout, p, config);
+	printf("%u warning%s\n", warnings, warnings == 1 ? "" : "s");
+	policy_free(p);
+	return 0;
+}
+
+static int explain_option(int opt, const char *arg, void *ctx)
+{
+	(void)arg;
+	if (opt != 'd')
+		return -1;
+	*(enum policy_action *)ctx = POLICY_DELETE;
+	return 0;
+}
+
+static int run_explain(const char *config, int argc, char **argv)
+{
+	static const struct option extra[] = { { "delete", no_argument, NULL, 'd' } };
+	const struct command *c = find_command("explain");
+	enum policy_action action = POLICY_INSTALL;
+	struct policy *p;
+	struct pst_err e;
+	int status = 0;
+	int first = sub_options(c, argc, argv, &config, extra, 1, explain_option, &action, &status);
+	enum policy_basis b;
+
+	if (first < 0)
+		return status;
+	if (argc - first != 2) {
+		usage_to(stderr, c);
+		return EXIT_FAIL;
+	}
+	if (policy_load(config, &p, &e) < 0)
+		return load_failed(config, &e);
+	b = report_explain(stdout, p, argv[first], action, argv[first + 1]);
+	policy_free(p);
+	return b == POLICY_DENY ? EXIT_FAIL : 0;
+}
+
+static int run_modules(const char *config, int argc, char **argv)
+{
+	const struct command *c = find_command("modules");
+	struct policy *p;
+	struct pst_err e;
+	int status = 0;
+	int first = sub_options(c, argc, argv, &config, NULL, 0, NULL, NULL, &status);
+
+	if (first < 0)
+		return status;
+	if (argc - first != 1) {
+		usage_to(stderr, c);
+		return EXIT_FAIL;
+	}
+	if (policy_load(config, &p, &e) < 0)
+		return load_failed(config, &e);
+	if (report_modules(stdout, p, argv[first]) == 0)
+		printf("%s may not release any module\n", argv[first]);
+	policy_free(p);
+	return 0;
+}
+
+struct import_args {
+	const char *output;
+	const char *previous;
+};
+
+static int import_option(int opt, const char *arg, void *ctx)
+{
+	struct import_args *a = ctx;
+
+	if (opt == 'o')
+		a->output = arg;
+	else if (opt == 'p')
+		a->previous = arg;
+	else
+		return -1;
+	return 0;
+}
+
+/* Operands may be relative to the working directory; the import wants absolute paths. */
+static const char *absolute(const char *path, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/')
+		return path;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return NULL;
+	n = snprintf(buf, size, "%s/%s", cwd, path);
+	return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
+static int import_paths(int argc, char **argv, int first, const struct policy_settings *s,
+			const char **paths, char (*bufs)[PATH_MAX], size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	if (first == argc) {
+		for (i = 0; s->doap_sources != NULL && s->doap_sources[i] != NULL; i++)
+			if (i < PATHS_MAX)
+				paths[(*n)++] = s->doap_sources[i];
+		if (*n == 0)
+			fprintf(stderr, PROG ": import-doap: no PATH given and no doap_sources in "
+				"the configuration\n");
+		return *n == 0 ? -1 : 0;
+	}
+	if (argc - first > PATHS_MAX) {
+		fprintf(stderr, PROG ": import-doap: more than %d paths\n", PATHS_MAX);
+		return -1;
+	}
+	for (; first < argc; first++) {
+		paths[*n] = absolute(argv[first], bufs[*n], PATH_MAX);
+		if (paths[*n] == NULL) {
+			fprintf(stderr, PROG ": import-doap: %s: path too long\n", argv[first]);
+			return -1;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+static int run_import(const char *config, int argc, char **argv)
+{
+	static const struct option extra[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "previous", required_argument, NULL, 'p' },
+	};
+	static char bufs[PATHS_MAX + 2][PATH_MAX];
+	const char *paths[PATHS_MAX];
+	char output[PATH_MAX];
+	const struct command *c = find_command("import-doap");
+	struct import_args a = { NULL, NULL };
+	struct import_opts o = { 0 };
+	const struct policy_settings *s;
+	struct policy *p;
+	struct pst_err e;
+	int status = 0;
+	int first = sub_options(c, argc, argv, &config, extra, 2, import_option, &a, &status);
+
+	if (first < 0)
+		return status;
+	if (policy_load_settings(config, &p, &e) < 0)
+		return load_failed(config, &e);
+	s = policy_settings(p);
+	if (import_paths(argc, argv, first, s, paths, bufs, &o.npaths) < 0) {
+		policy_free(p);
+		return EXIT_FAIL;
+	}
+	o.paths = paths;
+	if (a.output == NULL && s->doap_modules == NULL)
+		snprintf(output, sizeof(output), "%s/doap-modules.yaml", s->state);
+	o.output = a.output ? absolute(a.output, bufs[PATHS_MAX], PATH_MAX)
+		   : s->doap_modules ? s->doap_modules : output;
+	o.previous = a.previous ? absolute(a.previous, bufs[PATHS_MAX + 1], PATH_MAX) : o.output;
+	o.hook = s->hook_doap_change;
+	o.mail_to = s->mail_to;
+	o.mail_from = s->mail_from;
+	if (o.output == NULL || o.previous == NULL) {
+		fprintf(stderr, PROG ": import-doap: path too long\n");
+		status = EXIT_FAIL;
+	} else {
+		status = doap_import_run(&o);
+	}
+	policy_free(p);
+	return status;
+}
+
+static int run_doap_configured(const char *config, int argc, char **argv)
+{
+	const struct command *c = find_command("doap-configured");
+	struct policy *p;
+	struct pst_err e;
+	int status = 0;
+	int first = sub_options(c, argc, argv, &config, NULL, 0, NULL, NULL, &status);
+
+	if (first < 0)
+		return status == 0 ? 0 : CONDITION_ERROR;
+	if (first != argc) {
+		usage_to(stderr, c);
+		return CONDITION_ERROR;
+	}
+	if (policy_load_settings(config, &p, &e) < 0) {
+		load_failed(config, &e);
+		return CONDITION_ERROR;
+	}
+	status = policy_settings(p)->doap_sources != NULL ? 0 : 1;
+	policy_free(p);
+	return status;
+}
+
+static const struct command commands[] = {
+	{ "check", run_check, "",
+	  "Validate the configuration and the generated DOAP module file it names, then\n"
+	  "print numbers of modules, maintainers and open modules, the release team, the\n"
+	  "explicit entries that override DOAP entries, and warnings for users and groups\n"
+	  "that do not exist on this system.\n"
+	  "Exit status: 0 valid (warnings do not count), 1 invalid.\n" },
+	{ "explain", run_explain, "[--delete] USER MODULE",
+	  "Print whether USER may release MODULE (with --delete: delete its releases),\n"
+	  "and why.\n"
+	  "Exit status: 0 allowed, 1 refused (or the policy could not be loaded).\n" },
+	{ "modules", run_modules, "USER",
+	  "List every module USER may release, each with the reason.\n"
+	  "Exit status: 0 listed (possibly nothing), 1 the policy could not be loaded.\n" },
+	{ "import-doap", run_import, "[--output FILE] [--previous FILE] [PATH...]",
+	  "Read the maintainers of each module from its DOAP file and write the generated\n"
+	  "module file atomically. PATH is a directory of MODULE.doap files or a single\n"
+	  "file (default: doap_sources from the configuration). --output defaults to\n"
+	  "doap_modules from the configuration, else STATE/doap-modules.yaml; --previous\n"
+	  "defaults to the output file. A malformed DOAP file is reported and its module\n"
+	  "keeps its previous entry. Each module whose maintainers changed is printed,\n"
+	  "logged (event=doap_change) and passed to hooks.doap_change.\n"
+	  "Exit status: 0 no change, 2 changes, 1 errors (a DOAP file was refused, a\n"
+	  "hook failed, or nothing could be written).\n" },
+	{ "doap-configured", run_doap_configured, "",
+	  "For systemd's ExecCondition: exit 0 when the configuration lists doap_sources,\n"
+	  "1 when it does not, 255 when the configuration cannot be loaded.\n" },
+};
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void main_usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: " PROG " [-C FILE] COMMAND [ARGS]\n"
+	      "  -C, --config FILE  configuration (default " POSTERN_CONFIG_FILE ")\n"
+	      "  COMMAND --help     help for one command\ncommands:\n", f);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %s %s\n", commands[i].name, commands[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = POSTERN_CONFIG_FILE;
+	const struct command *c;
+	int opt;
+
+	fds_close_from(3);
+	umask(022);
+	openlog(PROG, LOG_PID, LOG_AUTHPRIV);
+	while ((opt = getopt_long(argc, argv, "+C:hV", opts, NULL)) != -1) {
+		if (opt == 'C') {
+			config = optarg;
+		} else if (opt == 'h') {
+			main_usage(stdout);
+			return 0;
+		} else if (opt == 'V') {
+			puts(PROG " " POSTERN_VERSION);
+			return 0;
+		} else {
+			main_usage(stderr);
+			return EXIT_FAIL;
+		}
+	}
+	if (optind >= argc) {
+		main_usage(stderr);
+		return EXIT_FAIL;
+	}
+	c = find_command(argv[optind]);
+	if (c == NULL) {
+		fprintf(stderr, PROG ": unknown command '%s'\n", argv[optind]);
+		main_usage(stderr);
+		return EXIT_FAIL;
+	}
+	return c->run(config, argc - optind, argv + optind);
+}
