@@ -110,6 +110,8 @@ e2e_make_dirs() {
 	install -d -m 0700 -o root -g root "$E2E_ROOT/state/totp"
 	install -d -m 0750 -o postern -g postern "$E2E_ROOT/state/attic"
 	install -d -m 0700 -o postern -g postern "$E2E_ROOT/state/locks"
+	# The state root is root's, so the daemon cannot create its ledger.
+	install -m 0640 -o postern -g postern /dev/null "$E2E_ROOT/state/ledger"
 	install -d -m 0755 -o postern -g postern "$E2E_ROOT/pub" "$E2E_ROOT/pub/sources"
 	install -d -m 0711 -o root -g root "$E2E_ROOT/incoming"
 	install -d -m 0755 -o postern -g postern "$E2E_ROOT/run"
@@ -236,6 +238,7 @@ Match Group uploaders
 	AllowAgentForwarding no
 	AllowTcpForwarding no
 	X11Forwarding no
+	PermitUserRC no
 EOF
 	e2e_privsep_dir
 	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -t -f "$E2E_ROOT/ssh/sshd_config" ||
