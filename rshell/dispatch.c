@@ -1,0 +1,130 @@
+/*
+ * Design note. Like doas's permit(): a fixed table of rules, an exact,
+ * case-sensitive match on the command name (never a path, never a prefix),
+ * and no match means refusal. Each rule checks its own arguments; the
+ * release commands only get plain names here, the daemon decides the rest.
+ */
+#include "dispatch.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "rsync_args.h"
+#include "text.h"
+
+#define FILE_NAME_MAX 255
+
+typedef int args_check_fn(size_t argc, char *const argv[], struct pst_err *e);
+
+struct command_rule {
+	const char *name;
+	enum shell_command command;
+	args_check_fn *check;
+};
+
+int shell_file_name_check(const char *cmd, const char *name, struct pst_err *e)
+{
+	if (name[0] == '\0')
+		return pst_fail(e, EINVAL, "%s: an empty file name is refused", cmd);
+	if (name[0] == '-')
+		return pst_fail(e, EINVAL, "%s: '%s': file names may not start with '-'", cmd, name);
+	if (strchr(name, '/') != NULL)
+		return pst_fail(e, EINVAL,
+				"%s: '%s': give the plain name of a file in your incoming directory, without '/'",
+				cmd, name);
+	if (name[0] == '.')
+		return pst_fail(e, EINVAL, "%s: '%s': file names may not start with '.'", cmd, name);
+	if (strlen(name) > FILE_NAME_MAX)
+		return pst_fail(e, EINVAL, "%s: file name longer than %d bytes", cmd, FILE_NAME_MAX);
+	return 0;
+}
+
+static int install_check(size_t argc, char *const argv[], struct pst_err *e)
+{
+	size_t i = 1;
+	int rc;
+
+	if (argc > 1 && strcmp(argv[1], "--dry-run") == 0)
+		i++;
+	if (i == argc)
+		return pst_fail(e, EINVAL, "install-module: no file given (usage: install-module [--dry-run] FILE...)");
+	for (; i < argc; i++) {
+		rc = shell_file_name_check("install-module", argv[i], e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int list_check(size_t argc, char *const argv[], struct pst_err *e)
+{
+	if (argc > 2)
+		return pst_fail(e, EINVAL, "list: too many arguments (usage: list [MODULE])");
+	if (argc == 2 && !name_is_module(argv[1]))
+		return pst_fail(e, EINVAL,
+				"list: '%s': not a module name (letters, digits and . _ + -, starting with a letter or digit)",
+				argv[1]);
+	return 0;
+}
+
+static int delete_check(size_t argc, char *const argv[], struct pst_err *e)
+{
+	if (argc != 2)
+		return pst_fail(e, EINVAL, "delete-own: give exactly one file (usage: delete-own FILE)");
+	return shell_file_name_check("delete-own", argv[1], e);
+}
+
+static int help_check(size_t argc, char *const argv[], struct pst_err *e)
+{
+	(void)argv;
+	if (argc != 1)
+		return pst_fail(e, EINVAL, "help: takes no arguments");
+	return 0;
+}
+
+static const struct command_rule rules[] = {
+	{ "rsync", SHELL_RSYNC, rsync_args_check },
+	{ "install-module", SHELL_INSTALL_MODULE, install_check },
+	{ "list", SHELL_LIST, list_check },
+	{ "delete-own", SHELL_DELETE_OWN, delete_check },
+	{ "help", SHELL_HELP, help_check },
+};
+
+static enum shell_command refuse_unknown(struct shell_decision *d)
+{
+	const char *cmd = d->words.word[0];
+
+	if (strchr(cmd, '/') != NULL)
+		pst_fail(&d->why, EPERM,
+			 "'%s': not an allowed command (commands are named without a path; allowed: "
+			 SHELL_ALLOWED_LIST ")", cmd);
+	else
+		pst_fail(&d->why, EPERM, "'%s': not an allowed command (allowed: " SHELL_ALLOWED_LIST ")",
+			 cmd);
+	return SHELL_REFUSED;
+}
+
+enum shell_command shell_dispatch(const char *command, size_t len, struct shell_decision *d)
+{
+	size_t i;
+
+	d->command = SHELL_REFUSED;
+	d->name = NULL;
+	d->why.msg[0] = '\0';
+	if (shell_tokenize(command, len, &d->words, &d->why) < 0)
+		return SHELL_REFUSED;
+	if (d->words.n == 0) {
+		pst_fail(&d->why, EINVAL, "no command given (allowed: " SHELL_ALLOWED_LIST ")");
+		return SHELL_REFUSED;
+	}
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (strcmp(d->words.word[0], rules[i].name) != 0)
+			continue;
+		d->name = rules[i].name;
+		if (rules[i].check(d->words.n, d->words.word, &d->why) < 0)
+			return SHELL_REFUSED;
+		d->command = rules[i].command;
+		return d->command;
+	}
+	return refuse_unknown(d);
+}

@@ -1,0 +1,82 @@
+#define _GNU_SOURCE
+#include "incoming.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "safefile.h"
+
+/*
+ * <incoming> is root:root 0711: maintainers may pass through it but not
+ * list it, so it is opened with O_PATH (search permission is all that
+ * takes) after a trusted walk to its parent.
+ */
+static int base_open(const char *base, struct pst_err *e)
+{
+	const struct sf_rule parent_rule = {
+		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
+	};
+	const struct sf_rule base_rule = parent_rule;
+	const char *slash = strrchr(base, '/');
+	char parent[PATH_MAX];
+	int parentfd;
+	int fd;
+
+	if (base[0] != '/' || slash == NULL || slash[1] == '\0' ||
+	    (size_t)(slash - base) >= sizeof(parent))
+		return pst_fail(e, EINVAL, "%s: paths.incoming must be an absolute path without a trailing '/'",
+				base);
+	memcpy(parent, base, (size_t)(slash - base));
+	parent[slash - base] = '\0';
+	parentfd = sf_open_dir_path(parent[0] ? parent : "/", &parent_rule, SF_TRUSTED_PATH, e);
+	if (parentfd < 0)
+		return parentfd;
+	fd = openat(parentfd, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(parentfd);
+	if (fd < 0)
+		return pst_fail(e, errno, "%s: cannot open: %s", base, strerror(errno));
+	if (sf_check_fd(fd, &base_rule, base, NULL, e) < 0) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int incoming_dir_open(const char *base, const char *user, uid_t uid, struct pst_err *e)
+{
+	const struct sf_rule own_rule = {
+		.type = S_IFDIR, .uid = uid, .gid = SF_ANY_GID, .forbid = 077, .max_size = 0,
+	};
+	struct stat st;
+	int basefd;
+	int fd;
+
+	basefd = base_open(base, e);
+	if (basefd < 0) {
+		pst_err_prefix(e, "the incoming directory is not safe to use (tell an administrator)");
+		return basefd;
+	}
+	fd = sf_openat(basefd, user, O_RDONLY | O_DIRECTORY, &own_rule, &st, e);
+	close(basefd);
+	if (fd == -ENOENT)
+		return pst_fail(e, ENOENT,
+				"your incoming directory %s/%s does not exist (it is created when you are enrolled; ask an administrator)",
+				base, user);
+	if (fd == -ENOTDIR || fd == -ELOOP)
+		return pst_fail(e, -fd, "your incoming directory %s/%s is not a directory (a symlink?), refused; tell an administrator",
+				base, user);
+	if (fd < 0) {
+		pst_err_prefix(e, "your incoming directory %s/%s", base, user);
+		return fd;
+	}
+	if ((st.st_mode & 07777) != 0700) {
+		close(fd);
+		return pst_fail(e, EPERM, "your incoming directory %s/%s has mode %04o, expected 0700; tell an administrator",
+				base, user, (unsigned)(st.st_mode & 07777));
+	}
+	return fd;
+}
