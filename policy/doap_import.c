@@ -147,6 +147,9 @@ static int keep_previous(struct gen_list *next, const struct gen_list *failed,
 static int write_output(const char *path, const struct gen_list *next, struct pst_err *e)
 {
 	static const struct sf_new how = { .mode = 0644, .uid = 0, .gid = 0 };
+	static const struct sf_rule dir_rule = {
+		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
+	};
 	char dir[POLICY_PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	char *text = NULL;
@@ -160,7 +163,7 @@ static int write_output(const char *path, const struct gen_list *next, struct ps
 	rc = gen_render(next, &text, &len, e);
 	if (rc < 0)
 		return rc;
-	dirfd = sf_open_dir_path(dir[0] ? dir : "/", NULL, SF_TRUSTED_PATH, e);
+	dirfd = sf_open_dir_path(dir[0] ? dir : "/", &dir_rule, SF_TRUSTED_PATH, e);
 	if (dirfd >= 0) {
 		rc = sf_write_atomic(dirfd, slash + 1, text, len, &how, e);
 		close(dirfd);

@@ -222,6 +222,10 @@ int policy_read_trusted(const char *path, char **buf, size_t *len, struct pst_er
 		.type = S_IFREG, .uid = 0, .gid = SF_ANY_GID, .forbid = 022,
 		.max_size = POLICY_FILE_MAX,
 	};
+	/* SF_TRUSTED_PATH vouches for the directories above; this for the last one. */
+	static const struct sf_rule dir_rule = {
+		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
+	};
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	char dir[POLICY_PATH_MAX];
 	int dirfd, fd, rc;
@@ -232,9 +236,11 @@ int policy_read_trusted(const char *path, char **buf, size_t *len, struct pst_er
 				path ? path : "(null)");
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
-	dirfd = sf_open_dir_path(dir[0] ? dir : "/", NULL, SF_TRUSTED_PATH, e);
-	if (dirfd < 0)
+	dirfd = sf_open_dir_path(dir[0] ? dir : "/", &dir_rule, SF_TRUSTED_PATH, e);
+	if (dirfd < 0) {
+		pst_err_prefix(e, "%s", path);
 		return dirfd;
+	}
 	fd = sf_openat(dirfd, slash + 1, O_RDONLY, NULL, NULL, e);
 	close(dirfd);
 	if (fd < 0) {
