@@ -53,7 +53,7 @@ struct cursor {
 
 static int refuse(struct cursor *c, const char *what)
 {
-	return pst_fail(c->e, EINVAL, "byte %zu: %s", c->pos + 1, what);
+	return pst_fail(c->e, EINVAL, "record byte %zu: %s", c->pos + 1, what);
 }
 
 static void emit(struct cursor *c, const void *bytes, size_t n)
