@@ -1,0 +1,136 @@
+#!/bin/bash
+# postern-policy explain, modules, check, doap-configured and --help against
+# real users and a real Unix group (created in a throwaway /etc), and the
+# policy_error audit record when the policy cannot be loaded.
+#
+# Usage: test-policy-cli.sh POSTERN_POLICY SYSLOG_CAPTURE PRIVATE_ETC WORK_BASE
+set -u
+pp="$1"; cap="$2"; pe="$3"; base="$4"
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (users, groups, root-owned config)"
+	exit 0
+fi
+if [ -z "${PTPOL_IN_PRIVATE_ETC:-}" ]; then
+	exec "$pe" env PTPOL_IN_PRIVATE_ETC=1 "$0" "$@"
+fi
+
+w=$(mktemp -d "$base/ptpol-cli-XXXXXX")
+trap 'rm -rf "$w"' EXIT
+chmod 755 "$w"
+groupadd ptpol-rt
+useradd -M -s /usr/sbin/nologin -G ptpol-rt ptpol-alice
+useradd -M -s /usr/sbin/nologin ptpol-bob
+useradd -M -s /usr/sbin/nologin ptpol-carol
+
+cat > "$w/postern.yaml" <<EOC
+release_team:
+  group: ptpol-rt
+  users: [ptpol-carol]
+doap_modules: $w/doap-modules.yaml
+modules:
+  gtk:
+    maintainers: [matthiasc, otte]
+  gnome-common:
+    open: true
+EOC
+cat > "$w/doap-modules.yaml" <<EOC
+modules:
+  gtk:
+    source: gtk.doap
+    maintainers: [ebassi]
+  glib:
+    source: glib.doap
+    maintainers: [ptpol-bob, pwithnall]
+EOC
+chmod 644 "$w/postern.yaml" "$w/doap-modules.yaml"
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+# expect NAME STATUS TEXT -- COMMAND...: status and a line of output must match.
+expect() {
+	local name="$1" want_rc="$2" want="$3"; shift 4
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" = "$want_rc" ] && grep -qxF -- "$want" <<<"$out"; then
+		ok "$name"
+	else
+		nok "$name (status $rc, output: $out)"
+	fi
+}
+C=(-C "$w/postern.yaml")
+
+expect "release team by group" 0 \
+	"allowed: ptpol-alice is in the release team (group ptpol-rt)" -- "$pp" "${C[@]}" explain ptpol-alice gtk
+expect "release team by list" 0 \
+	"allowed: ptpol-carol is in the release team (listed in postern.yaml)" -- "$pp" "${C[@]}" explain ptpol-carol gtk
+expect "maintainer from DOAP" 0 \
+	"allowed: ptpol-bob is a maintainer of glib (from glib.doap)" -- "$pp" explain "${C[@]}" ptpol-bob glib
+expect "non-maintainer refused" 1 \
+	"refused: ptpol-bob may not release gtk: maintainers are matthiasc, otte; release team: ptpol-carol, group ptpol-rt" \
+	-- "$pp" "${C[@]}" explain ptpol-bob gtk
+expect "explicit entry overrides DOAP" 1 \
+	"refused: ebassi may not release gtk: maintainers are matthiasc, otte; release team: ptpol-carol, group ptpol-rt" \
+	-- "$pp" "${C[@]}" explain ebassi gtk
+expect "delete by non-maintainer refused" 1 \
+	"refused: ptpol-bob may not delete releases of gtk: maintainers are matthiasc, otte; release team: ptpol-carol, group ptpol-rt" \
+	-- "$pp" "${C[@]}" explain --delete ptpol-bob gtk
+expect "open module" 0 \
+	"allowed: gnome-common is open to every uploader (non-maintainer upload)" -- "$pp" "${C[@]}" explain ptpol-bob gnome-common
+expect "unknown module refused" 1 \
+	"refused: ptpol-bob may not release newmod: it is not a known module, and only the release team may create a new module (release team: ptpol-carol, group ptpol-rt)" \
+	-- "$pp" "${C[@]}" explain ptpol-bob newmod
+expect "unknown module for the release team" 0 \
+	"allowed: ptpol-alice is in the release team (group ptpol-rt); newmod is a new module, which only the release team may create" \
+	-- "$pp" "${C[@]}" explain ptpol-alice newmod
+expect "modules lists what a user may release" 0 \
+	"glib	ptpol-bob is a maintainer of glib (from glib.doap)" -- "$pp" "${C[@]}" modules ptpol-bob
+out=$("$pp" "${C[@]}" modules ptpol-bob)
+[ "$(wc -l <<<"$out")" = 2 ] && ! grep -q '^gtk' <<<"$out" && ok "modules lists nothing else" || nok "modules output: $out"
+
+out=$("$pp" "${C[@]}" check 2>&1); rc=$?
+if [ "$rc" = 0 ] &&
+   grep -qxF "modules: 3 (1 with maintainers from DOAP, 2 from postern.yaml; 1 open)" <<<"$out" &&
+   grep -qxF "open modules: gnome-common" <<<"$out" &&
+   grep -qxF "maintainers: 4 distinct users" <<<"$out" &&
+   grep -qxF "release team: ptpol-carol; group ptpol-rt" <<<"$out" &&
+   grep -qxF "  gtk: maintainers from postern.yaml (matthiasc, otte) replace those of gtk.doap" <<<"$out" &&
+   grep -qxF "warning: user matthiasc does not exist on this system (maintainer of gtk)" <<<"$out" &&
+   ! grep -q "ptpol-bob does not exist" <<<"$out"; then
+	ok "check summary"
+else
+	nok "check summary (status $rc): $out"
+fi
+
+for cmd in check explain modules import-doap doap-configured; do
+	out=$("$pp" "$cmd" --help); rc=$?
+	[ "$rc" = 0 ] && grep -q "^usage: postern-policy \[-C FILE\] $cmd" <<<"$out" && ok "$cmd --help" ||
+		nok "$cmd --help (status $rc)"
+done
+expect "unknown command" 1 "postern-policy: unknown command 'frobnicate'" -- "$pp" frobnicate
+expect "no doap_sources" 1 "" -- "$pp" "${C[@]}" doap-configured
+
+# A broken policy: nothing is decided, the error has its position, and one
+# policy_error record is logged.
+cp "$w/postern.yaml" "$w/good.yaml"
+printf 'modules:\n  gtk:\n    maintainers: [matthiasc]\n    colour: blue\n' > "$w/postern.yaml"
+log="$w/syslog"
+out=$("$cap" "$log" -- "$pp" "${C[@]}" explain matthiasc gtk 2>&1); rc=$?
+want="postern-policy: $w/postern.yaml:4:5: module gtk: unknown key 'colour'"
+[ "$rc" = 1 ] && [ "$out" = "$want" ] && ok "broken policy refuses with position" ||
+	nok "broken policy (status $rc): $out"
+grep -q "postern-policy\[[0-9]*\]: event=policy_error user=- from=local port=- sid=[0-9a-f]* file=$w/postern.yaml error=\"$w/postern.yaml:4:5: module gtk: unknown key 'colour'\"" "$log" &&
+	[ "$(grep -c event= "$log")" = 1 ] && ok "policy_error audit record" || nok "audit: $(cat "$log")"
+expect "doap-configured on a broken policy" 255 "$want" -- "$pp" "${C[@]}" doap-configured
+
+cp "$w/good.yaml" "$w/postern.yaml"
+chmod 664 "$w/postern.yaml"
+out=$("$pp" "${C[@]}" check 2>&1); rc=$?
+[ "$rc" = 1 ] && grep -q "mode 0664 is too open" <<<"$out" && ok "group-writable config refused" ||
+	nok "group-writable config (status $rc): $out"
+chmod 644 "$w/postern.yaml"
+chown ptpol-bob "$w/postern.yaml"
+out=$("$pp" "${C[@]}" check 2>&1); rc=$?
+[ "$rc" = 1 ] && grep -q "owned by uid $(id -u ptpol-bob), expected uid 0" <<<"$out" &&
+	ok "config not owned by root refused" || nok "foreign owner (status $rc): $out"
+echo "1..$n"
