@@ -1,0 +1,124 @@
+/*
+ * One connection to postern-installd, in its own child process.
+ *
+ * MUST: take the asker's identity from SO_PEERCRED only; refuse and log a
+ * malformed request (request_invalid) and close whatever fds came with
+ * it; bound the time a client may take to send its request.
+ */
+#define _GNU_SOURCE
+#include "installd.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "text.h"
+#include "wire_io.h"
+
+#define REQUEST_TIMEOUT_SEC 10
+#define SEND_TIMEOUT_SEC 60
+
+static void set_timeouts(int sock)
+{
+	struct timeval rcv = { REQUEST_TIMEOUT_SEC, 0 };
+	struct timeval snd = { SEND_TIMEOUT_SEC, 0 };
+
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &rcv, sizeof(rcv));
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &snd, sizeof(snd));
+}
+
+static void invalid(const struct installd_peer *peer, const char *reason)
+{
+	audit_emit(LOG_NOTICE, "request_invalid", &peer->session, "reason", reason,
+		   "peer_uid", peer->peer_uid, "peer_pid", peer->peer_pid, NULL);
+	wire_send_msg(peer->sock, WIRE_MSG_ERROR, "invalid request: %s", reason);
+}
+
+/* Who is on the other end, from the kernel. False when it cannot be named. */
+static bool identify(struct installd_peer *peer, struct pst_err *e)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct passwd pw;
+	struct passwd *found = NULL;
+	char buf[4096];
+
+	audit_session_init(&peer->session, NULL, NULL);
+	if (getsockopt(peer->sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred)) {
+		pst_fail(e, errno, "no peer credentials");
+		return false;
+	}
+	peer->uid = cred.uid;
+	peer->pid = cred.pid;
+	snprintf(peer->peer_uid, sizeof(peer->peer_uid), "%lu", (unsigned long)cred.uid);
+	snprintf(peer->peer_pid, sizeof(peer->peer_pid), "%ld", (long)cred.pid);
+	if (getpwuid_r(cred.uid, &pw, buf, sizeof(buf), &found) != 0 || found == NULL ||
+	    !name_is_user(pw.pw_name)) {
+		pst_fail(e, ENOENT, "uid %lu has no valid user name", (unsigned long)cred.uid);
+		return false;
+	}
+	str_copy(peer->user, sizeof(peer->user), pw.pw_name);
+	str_copy(peer->session.user, sizeof(peer->session.user), pw.pw_name);
+	return true;
+}
+
+/* The session the client claims: logged for correlation, never trusted. */
+static void adopt_claimed_session(struct installd_peer *peer, const struct wire_request *req)
+{
+	str_copy(peer->session.from, sizeof(peer->session.from), req->from);
+	str_copy(peer->session.port, sizeof(peer->session.port), req->port);
+	str_copy(peer->session.sid, sizeof(peer->session.sid), req->sid);
+}
+
+static bool dispatch(const struct installd *d, const struct installd_peer *peer,
+		     const struct wire_request *req, int fd)
+{
+	if (req->op != WIRE_OP_INSTALL && fd >= 0) {
+		invalid(peer, "a file descriptor was passed with a request that takes none");
+		return false;
+	}
+	switch (req->op) {
+	case WIRE_OP_INSTALL:
+		return installd_op_install(d, peer, req, fd);
+	case WIRE_OP_DELETE:
+		return installd_op_delete(d, peer, req);
+	case WIRE_OP_LIST_MODULE:
+		installd_op_list_module(d, peer, req->name);
+		return false;
+	case WIRE_OP_LIST_MINE:
+		installd_op_list_mine(d, peer);
+		return false;
+	}
+	invalid(peer, "unknown operation");
+	return false;
+}
+
+bool installd_serve_connection(const struct installd *d, int sock)
+{
+	struct installd_peer peer;
+	struct wire_request req;
+	struct pst_err e;
+	bool changed;
+	int fd = -1;
+
+	memset(&peer, 0, sizeof(peer));
+	peer.sock = sock;
+	set_timeouts(sock);
+	if (!identify(&peer, &e)) {
+		invalid(&peer, e.msg);
+		return false;
+	}
+	if (wire_recv_request(sock, &req, &fd, &e) < 0) {
+		invalid(&peer, e.msg);
+		return false;
+	}
+	adopt_claimed_session(&peer, &req);
+	changed = dispatch(d, &peer, &req, fd);
+	if (fd >= 0)
+		close(fd);
+	return changed;
+}

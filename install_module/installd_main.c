@@ -1,0 +1,194 @@
+/*
+ * postern-installd: the only writer of the public release tree.
+ *
+ *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
+ *                    [--socket PATH --foreground]
+ *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
+ *
+ * It runs as the `postern` user. Started as root it needs --user: it then
+ * loads the policy, binds the socket (mode 0660, group GROUP), prepares its
+ * entries in <state>, and drops to USER for good before it touches the tree
+ * or reads a request. Started as any other user it is that user. Under
+ * systemd the socket comes from socket activation (LISTEN_FDS); without it,
+ * --socket PATH --foreground runs it standalone in the foreground (tests,
+ * demo). It never forks into the background itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "installd.h"
+#include "installd_setup.h"
+#include "module_lock.h"
+#include "policy.h"
+#include "safefile.h"
+#include "spawn.h"
+#include "text.h"
+
+#define PROG "postern-installd"
+
+struct options {
+	const char *config;
+	const char *socket;
+	const char *user;
+	const char *socket_group;
+	const char *reindex;
+	bool reindex_all;
+	bool foreground;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH --foreground]\n"
+		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n");
+	exit(2);
+}
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, PROG ": %s: %s\n", what, why);
+	syslog(LOG_ERR, "%s: %s", what, why);
+	exit(1);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "socket-group", required_argument, NULL, 'g' },
+		{ "reindex", required_argument, NULL, 'r' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->config = POSTERN_CONFIG_FILE;
+	while ((c = getopt_long(argc, argv, "C:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'C': o->config = optarg; break;
+		case 's': o->socket = optarg; break;
+		case 'u': o->user = optarg; break;
+		case 'g': o->socket_group = optarg; break;
+		case 'r':
+			if (strcmp(optarg, "--all") == 0)
+				o->reindex_all = true;
+			else
+				o->reindex = optarg;
+			break;
+		case 'a': o->reindex_all = true; break;
+		case 'f': o->foreground = true; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || (o->reindex != NULL && o->reindex_all) ||
+	    (o->socket != NULL && !o->foreground) || (o->socket_group != NULL && o->user == NULL))
+		usage();
+	if (o->reindex != NULL && !name_is_module(o->reindex))
+		die(o->reindex, "not a module name");
+}
+
+/* Resolve --user and --socket-group; root without --user is refused. */
+static void resolve_identity(const struct options *o, uid_t *uid, gid_t *gid, gid_t *sock_gid)
+{
+	struct passwd *pw;
+	struct group *gr;
+
+	*sock_gid = SF_ANY_GID;
+	if (geteuid() != 0) {
+		if (o->user != NULL)
+			die("--user", "only root can switch users; start as root or as the user itself");
+		*uid = geteuid();
+		*gid = getegid();
+		return;
+	}
+	if (o->user == NULL)
+		die("refusing to run as root", "pass --user postern (privileges are dropped after the socket is open)");
+	pw = getpwnam(o->user);
+	if (pw == NULL || pw->pw_uid == 0)
+		die(o->user, "no such user, or it is root");
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	if (o->socket_group != NULL) {
+		gr = getgrnam(o->socket_group);
+		if (gr == NULL)
+			die(o->socket_group, "no such group");
+		*sock_gid = gr->gr_gid;
+	}
+}
+
+static int open_socket(const struct options *o, const struct policy_settings *set, uid_t uid,
+		       gid_t sock_gid)
+{
+	struct pst_err e;
+	int fd = installd_socket_from_systemd(&e);
+
+	if (fd < 0)
+		die("socket activation", e.msg);
+	if (fd > 0)
+		return fd;
+	if (!o->foreground)
+		die("no socket", "systemd passed none; to run standalone use --socket PATH --foreground");
+	fd = installd_socket_bind(o->socket != NULL ? o->socket : set->socket,
+				  geteuid() == 0 ? uid : SF_ANY_UID, sock_gid, &e);
+	if (fd < 0)
+		die("socket", e.msg);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct installd d = { 0 };
+	struct options o;
+	struct policy *policy = NULL;
+	struct pst_err e;
+	uid_t uid;
+	gid_t gid;
+	gid_t sock_gid;
+	int listen_fd = -1;
+	bool serving;
+
+	openlog(PROG, LOG_PID, LOG_AUTHPRIV);
+	parse_options(argc, argv, &o);
+	serving = o.reindex == NULL && !o.reindex_all;
+	/* Keep fd 3 when systemd may have passed it; close every other stray fd. */
+	fds_close_from(serving && getenv("LISTEN_FDS") != NULL ? 4 : 3);
+	resolve_identity(&o, &uid, &gid, &sock_gid);
+	if (policy_load(o.config, &policy, &e) < 0) {
+		audit_emit(LOG_NOTICE, "policy_error", NULL, "file", o.config, "error", e.msg, NULL);
+		die("policy", e.msg);
+	}
+	d.policy = policy;
+	d.set = policy_settings(policy);
+	if (serving)
+		listen_fd = open_socket(&o, d.set, uid, sock_gid);
+	if (geteuid() == 0 && (installd_prepare_state(d.set->state, uid, gid, &e) < 0 ||
+			       installd_drop_privileges(uid, gid, &e) < 0))
+		die("setup as root", e.msg);
+	d.uid = geteuid();
+	if (installd_open_dirs(&d, &e) < 0)
+		die("directories", e.msg);
+	if (module_recover_all(&d, &e) < 0)
+		die("recovery", e.msg);
+	if (!serving) {
+		if (installd_reindex(&d, o.reindex, &e) < 0)
+			die("reindex", e.msg);
+		policy_free(policy);
+		return 0;
+	}
+	installd_serve(&d, listen_fd);
+	policy_free(policy);
+	return 0;
+}

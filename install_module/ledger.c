@@ -1,0 +1,175 @@
+#define _GNU_SOURCE
+#include "ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "safefile.h"
+#include "text.h"
+
+#define LEDGER_NAME "ledger"
+#define WORD_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+,:/@-"
+
+static bool is_word(const char *s)
+{
+	return s[0] != '\0' && s[strspn(s, WORD_CHARS)] == '\0';
+}
+
+bool ledger_format(const struct ledger_record *r, char *out, size_t outlen)
+{
+	const char *values[] = { r->op, r->user, r->module, r->version, r->file, r->sha256,
+				 r->maintainer, r->basis, r->dir, r->forced, r->attic };
+	char when[32];
+	struct tm tm;
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		if (!is_word(values[i]))
+			return false;
+	}
+	if (gmtime_r(&r->when, &tm) == NULL || strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return false;
+	n = snprintf(out, outlen,
+		     "time=%s op=%s user=%s module=%s version=%s file=%s sha256=%s maintainer=%s "
+		     "basis=%s dir=%s forced=%s attic=%s\n",
+		     when, r->op, r->user, r->module, r->version, r->file, r->sha256,
+		     r->maintainer, r->basis, r->dir, r->forced, r->attic);
+	return n > 0 && (size_t)n < outlen;
+}
+
+static bool set_field(struct ledger_record *r, const char *key, const char *value)
+{
+	struct { const char *key; char *dst; size_t len; } fields[] = {
+		{ "op", r->op, sizeof(r->op) },
+		{ "user", r->user, sizeof(r->user) },
+		{ "module", r->module, sizeof(r->module) },
+		{ "version", r->version, sizeof(r->version) },
+		{ "file", r->file, sizeof(r->file) },
+		{ "sha256", r->sha256, sizeof(r->sha256) },
+		{ "maintainer", r->maintainer, sizeof(r->maintainer) },
+		{ "basis", r->basis, sizeof(r->basis) },
+		{ "dir", r->dir, sizeof(r->dir) },
+		{ "forced", r->forced, sizeof(r->forced) },
+		{ "attic", r->attic, sizeof(r->attic) },
+	};
+	struct tm tm;
+	const char *end;
+	size_t i;
+
+	if (strcmp(key, "time") == 0) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(value, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (end == NULL || *end != '\0')
+			return false;
+		r->when = timegm(&tm);
+		return true;
+	}
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (strcmp(key, fields[i].key) == 0)
+			return str_copy(fields[i].dst, fields[i].len, value);
+	}
+	return true;   /* a field a later version added: skip it */
+}
+
+bool ledger_parse(const char *line, struct ledger_record *r)
+{
+	char copy[LEDGER_LINE_MAX];
+	char *save = NULL;
+	char *tok;
+	char *eq;
+
+	memset(r, 0, sizeof(*r));
+	if (!str_copy(copy, sizeof(copy), line))
+		return false;
+	copy[strcspn(copy, "\n")] = '\0';
+	for (tok = strtok_r(copy, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+		eq = strchr(tok, '=');
+		if (eq == NULL)
+			return false;
+		*eq = '\0';
+		if (!set_field(r, tok, eq + 1))
+			return false;
+	}
+	return r->when != 0 && r->op[0] != '\0' && r->user[0] != '\0' && r->file[0] != '\0';
+}
+
+static int ledger_open(int state_fd, int flags, struct pst_err *e)
+{
+	const struct sf_rule rule = { S_IFREG, geteuid(), SF_ANY_GID, 027, 0 };
+
+	return sf_openat(state_fd, LEDGER_NAME, flags, &rule, NULL, e);
+}
+
+int ledger_append(int state_fd, const char *line, struct pst_err *e)
+{
+	int fd = ledger_open(state_fd, O_WRONLY | O_APPEND | O_CREAT, e);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = sf_lock(fd, true, e);
+	if (rc == 0 && fchmod(fd, 0640) != 0)
+		rc = pst_fail(e, errno, "ledger: cannot set its mode: %s", strerror(errno));
+	if (rc == 0 && sf_write_full(fd, line, strlen(line)) < 0)
+		rc = pst_fail(e, errno, "ledger: cannot append: %s", strerror(errno));
+	if (rc == 0 && fsync(fd) != 0)
+		rc = pst_fail(e, errno, "ledger: cannot sync: %s", strerror(errno));
+	close(fd);
+	return rc;
+}
+
+int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e)
+{
+	struct ledger_record r;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int fd = ledger_open(state_fd, O_RDONLY, e);
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		close(fd);
+		return pst_fail(e, errno, "ledger: cannot read: %s", strerror(errno));
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if ((size_t)n < LEDGER_LINE_MAX && ledger_parse(line, &r) && !fn(&r, line, arg))
+			break;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+struct line_search {
+	const char *line;
+	bool found;
+};
+
+static bool match_line(const struct ledger_record *r, const char *line, void *arg)
+{
+	struct line_search *s = arg;
+
+	(void)r;
+	if (strcmp(line, s->line) == 0)
+		s->found = true;
+	return !s->found;
+}
+
+bool ledger_has_line(int state_fd, const char *line)
+{
+	struct line_search s = { line, false };
+
+	ledger_each(state_fd, match_line, &s, NULL);
+	return s.found;
+}

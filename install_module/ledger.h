@@ -1,0 +1,56 @@
+/*
+ * The ledger: <state>/ledger, one line per install or deletion, appended
+ * and fsynced, never rewritten. `list` and `delete-own` read it.
+ *
+ *   time=2026-12-03T06:40:00Z op=install user=alice module=gtk version=4.14.0
+ *   file=gtk-4.14.0.tar.xz sha256=<hex> maintainer=yes basis=maintainer dir=4.14
+ *   forced=no attic=-
+ *
+ * (one line). Every value is a plain word of [A-Za-z0-9._+,:/@-]: the names
+ * were validated before they got here, and ledger_format() refuses anything
+ * else, so a line can never be forged by a value.
+ */
+#ifndef POSTERN_LEDGER_H
+#define POSTERN_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "errmsg.h"
+#include "release_name.h"
+
+#define LEDGER_LINE_MAX 1024
+
+struct ledger_record {
+	time_t when;
+	char op[16];              /* "install" or "delete" */
+	char user[64];
+	char module[NAME_MODULE_MAX + 1];
+	char version[RELEASE_VERSION_MAX + 1];
+	char file[RELEASE_FILE_MAX + 1];
+	char sha256[65];
+	char maintainer[4];       /* "yes" / "no" */
+	char basis[16];
+	char dir[RELEASE_DIR_MAX];
+	char forced[4];
+	char attic[256];          /* where a deletion or --force put the old files, or "-" */
+};
+
+/* The record as one line ending in '\n'; false when a value is not a plain word. */
+bool ledger_format(const struct ledger_record *r, char *out, size_t outlen);
+
+/* Parse one line (with or without its '\n'); false when it is not a record. */
+bool ledger_parse(const char *line, struct ledger_record *r);
+
+/* Append line to <state>/ledger (created postern 0640), under flock, fsynced. */
+int ledger_append(int state_fd, const char *line, struct pst_err *e);
+
+/* Call fn for every record, oldest first, until it returns false. */
+typedef bool ledger_visit_fn(const struct ledger_record *r, const char *line, void *arg);
+int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e);
+
+/* True when the ledger already holds exactly this line. */
+bool ledger_has_line(int state_fd, const char *line);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * delete-own for a released file, the daemon's side.
+ *
+ * MUST: allow it only for the user the ledger names as the file's
+ * installer, within delete_window (the release team: any time), and move
+ * the file and its checksum into the attic. MUST NOT: unlink anything in
+ * the tree. The checksum goes first, so a crash in between leaves the
+ * release in place (the reindex restores its checksum).
+ */
+#define _GNU_SOURCE
+#include "installd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attic.h"
+#include "ledger.h"
+#include "module_lock.h"
+#include "release_name.h"
+#include "tree_index.h"
+#include "tree_scan.h"
+#include "wire_io.h"
+
+struct delete_job {
+	const struct installd *d;
+	const struct installd_peer *peer;
+	const char *file;
+	struct release_name rn;
+	bool have_name;
+	struct ledger_record installed;   /* the latest install record of file */
+	bool found;
+	struct ledger_record rec;
+	char line[LEDGER_LINE_MAX];
+};
+
+static bool refuse(const struct delete_job *j, const char *reason)
+{
+	audit_emit(LOG_NOTICE, "delete_refused", &j->peer->session,
+		   "file", j->file,
+		   "module", j->have_name ? j->rn.module : NULL,
+		   "version", j->have_name ? j->rn.version : NULL,
+		   "reason", reason, "kind", "release",
+		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid, NULL);
+	wire_send_msg(j->peer->sock, WIRE_MSG_REFUSED, "%s", reason);
+	return false;
+}
+
+static bool fail(const struct delete_job *j, const struct pst_err *e)
+{
+	char reason[PST_ERR_MAX + 64];
+
+	snprintf(reason, sizeof(reason), "internal error, nothing was deleted: %s", e->msg);
+	return refuse(j, reason);
+}
+
+static bool find_install(const struct ledger_record *r, const char *line, void *arg)
+{
+	struct delete_job *j = arg;
+
+	(void)line;
+	if (strcmp(r->op, "install") == 0 && strcmp(r->file, j->file) == 0 &&
+	    strcmp(r->module, j->rn.module) == 0) {
+		j->installed = *r;
+		j->found = true;
+	}
+	return true;
+}
+
+/* The ledger must say this user installed it, recently enough. */
+static bool may_delete(struct delete_job *j)
+{
+	char reason[512];
+	unsigned window = j->d->set->delete_window;
+	time_t age;
+	struct pst_err e;
+
+	if (ledger_each(j->d->state_fd, find_install, j, &e) < 0)
+		return fail(j, &e);
+	if (!j->found || strcmp(j->installed.user, j->peer->user) != 0) {
+		snprintf(reason, sizeof(reason),
+			 "%s was not installed by you%s%s (ask the release team)", j->file,
+			 j->found ? ", but by " : "", j->found ? j->installed.user : "");
+		return refuse(j, reason);
+	}
+	age = time(NULL) - j->installed.when;
+	if (!policy_is_release_team(j->d->policy, j->peer->user) && age > (time_t)window) {
+		snprintf(reason, sizeof(reason),
+			 "%s was installed %lld hours ago; you may delete your own releases only within %u hours (ask the release team)",
+			 j->file, (long long)(age / 3600), window / 3600);
+		return refuse(j, reason);
+	}
+	return true;
+}
+
+static void fill_record(struct delete_job *j, const char *attic_rel)
+{
+	j->rec = j->installed;
+	j->rec.when = time(NULL);
+	str_copy(j->rec.op, sizeof(j->rec.op), "delete");
+	str_copy(j->rec.user, sizeof(j->rec.user), j->peer->user);
+	str_copy(j->rec.forced, sizeof(j->rec.forced), "no");
+	str_copy(j->rec.attic, sizeof(j->rec.attic), attic_rel);
+}
+
+static int move_out(struct delete_job *j, int module_fd, const struct tree_entry *rel,
+		    struct pst_err *e)
+{
+	char sum[NAME_MAX + 1];
+	char attic_rel[256];
+	int event_fd;
+	int dir_fd;
+	int rc;
+
+	event_fd = attic_event_open(j->d->attic_fd, j->rn.module, attic_rel, sizeof(attic_rel), e);
+	if (event_fd < 0)
+		return event_fd;
+	fill_record(j, attic_rel);
+	rc = ledger_format(&j->rec, j->line, sizeof(j->line)) ? 0
+		: pst_fail(e, EINVAL, "the ledger record cannot be written");
+	if (rc == 0)
+		rc = module_intent_write(j->d, j->rn.module, j->line, e);
+	dir_fd = rc < 0 ? -1 : openat(module_fd, rel->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rc == 0 && dir_fd < 0)
+		rc = pst_fail(e, errno, "%s: cannot open: %s", rel->dir, strerror(errno));
+	snprintf(sum, sizeof(sum), "%s-%s.sha256sum", j->rn.module, j->rn.version);
+	if (rc == 0 && faccessat(dir_fd, sum, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = attic_move(dir_fd, sum, event_fd, e);
+	if (rc == 0)
+		rc = attic_move(dir_fd, rel->name, event_fd, e);
+	if (dir_fd >= 0)
+		close(dir_fd);
+	close(event_fd);
+	if (rc == 0)
+		rc = tree_reindex(j->d->sources_fd, j->rn.module, e);
+	if (rc == 0)
+		rc = ledger_append(j->d->state_fd, j->line, e);
+	if (rc == 0)
+		rc = module_intent_clear(j->d, j->rn.module, e);
+	return rc;
+}
+
+static bool delete_locked(struct delete_job *j, int module_fd)
+{
+	const struct tree_entry *rel;
+	struct tree_module m;
+	char reason[512];
+	struct pst_err e;
+	bool ok = false;
+
+	if (tree_scan_module(module_fd, j->rn.module, &m, &e) < 0)
+		return fail(j, &e);
+	rel = tree_find_file(&m, j->file);
+	if (rel == NULL) {
+		snprintf(reason, sizeof(reason),
+			 "%s is neither in your incoming directory nor released (check the name with list)",
+			 j->file);
+		refuse(j, reason);
+	} else if (may_delete(j)) {
+		ok = move_out(j, module_fd, rel, &e) == 0;
+		if (!ok)
+			fail(j, &e);
+	}
+	tree_module_free(&m);
+	return ok;
+}
+
+bool installd_op_delete(const struct installd *d, const struct installd_peer *peer,
+			const struct wire_request *req)
+{
+	struct delete_job j = { .d = d, .peer = peer, .file = req->name };
+	struct module_lock lock;
+	struct pst_err e;
+	char why[512];
+	int module_fd;
+	bool ok;
+
+	if (release_name_parse(req->name, &j.rn, &e) < 0)
+		return refuse(&j, e.msg);
+	j.have_name = true;
+	if (policy_may(d->policy, peer->user, POLICY_DELETE, j.rn.module, why, sizeof(why)) ==
+	    POLICY_DENY)
+		return refuse(&j, why);
+	if (module_lock_take(d, j.rn.module, peer->sock, &lock, &e) < 0)
+		return fail(&j, &e);
+	module_fd = tree_module_open(d->sources_fd, j.rn.module, 0, &e);
+	if (module_fd < 0) {
+		module_lock_release(&lock);
+		snprintf(why, sizeof(why), "%s has no releases (nothing to delete)", j.rn.module);
+		return refuse(&j, why);
+	}
+	ok = delete_locked(&j, module_fd);
+	close(module_fd);
+	module_lock_release(&lock);
+	if (!ok)
+		return false;
+	audit_emit(LOG_INFO, "delete", &peer->session, "file", j.file, "module", j.rn.module,
+		   "version", j.rn.version, "kind", "release", "attic", j.rec.attic,
+		   "peer_uid", peer->peer_uid, "peer_pid", peer->peer_pid, NULL);
+	wire_send_msg(peer->sock, WIRE_MSG_OK, "%s moved to the attic (%s); indexes updated",
+		      j.file, j.rec.attic);
+	return true;
+}

@@ -1,0 +1,405 @@
+/*
+ * install-module, the daemon's side.
+ *
+ * MUST: decide only from SO_PEERCRED (peer->user) and the passed fd; check
+ * the fd is a regular file owned by that user before reading it; read it
+ * once (tarball_check_copy) into an anonymous staging file on the tree's
+ * filesystem, and confirm afterwards that the upload did not change while
+ * it was read; link the staging file into place with a call that cannot
+ * replace an existing name; update indexes and ledger under the module lock.
+ * MUST NOT: open any path the client named, overwrite a release (--force
+ * first moves the old files to the attic), or leave a partial file in the
+ * tree: the staging file has no name until it is complete and fsynced.
+ */
+#define _GNU_SOURCE
+#include "installd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attic.h"
+#include "hooks.h"
+#include "ledger.h"
+#include "module_lock.h"
+#include "release_name.h"
+#include "tarball.h"
+#include "tree_index.h"
+#include "tree_scan.h"
+#include "wire_io.h"
+
+struct install_job {
+	const struct installd *d;
+	const struct installd_peer *peer;
+	const struct wire_request *req;
+	int upload_fd;
+	struct release_name rn;
+	bool have_name;
+	enum policy_basis basis;
+	char dir[RELEASE_DIR_MAX];
+	struct stat before;
+	struct tarball_result result;
+	struct ledger_record rec;
+	char line[LEDGER_LINE_MAX];
+};
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static const char *basis_name(enum policy_basis b)
+{
+	switch (b) {
+	case POLICY_MAINTAINER: return "maintainer";
+	case POLICY_RELEASE_TEAM: return "release_team";
+	case POLICY_OPEN: return "open";
+	case POLICY_DENY: return "deny";
+	}
+	return "deny";
+}
+
+static bool dry_run(const struct install_job *j)
+{
+	return (j->req->flags & WIRE_FLAG_DRY_RUN) != 0;
+}
+
+/* Refuse: tell the client, log it, nothing changed. */
+static bool refuse(const struct install_job *j, const char *reason)
+{
+	audit_emit(LOG_NOTICE, "install_refused", &j->peer->session,
+		   "file", j->req->name,
+		   "module", j->have_name ? j->rn.module : NULL,
+		   "version", j->have_name ? j->rn.version : NULL,
+		   "reason", reason,
+		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
+		   "dry_run", yes_no(dry_run(j)), NULL);
+	wire_send_msg(j->peer->sock, WIRE_MSG_REFUSED, "%s", reason);
+	return false;
+}
+
+/* An internal error: refused too (fail closed), but said to be ours. */
+static bool fail(const struct install_job *j, const struct pst_err *e)
+{
+	char reason[PST_ERR_MAX + 64];
+
+	snprintf(reason, sizeof(reason), "internal error, nothing was installed: %s", e->msg);
+	return refuse(j, reason);
+}
+
+static bool decide(struct install_job *j)
+{
+	const struct installd *d = j->d;
+	const struct policy_module *pm;
+	char why[512];
+	struct pst_err e;
+
+	if (release_name_parse(j->req->name, &j->rn, &e) < 0)
+		return refuse(j, e.msg);
+	j->have_name = true;
+	j->basis = policy_may(d->policy, j->peer->user, POLICY_INSTALL, j->rn.module, why,
+			      sizeof(why));
+	if (j->basis == POLICY_DENY)
+		return refuse(j, why);
+	if ((j->req->flags & WIRE_FLAG_FORCE) && !policy_is_release_team(d->policy, j->peer->user))
+		return refuse(j, "--force is reserved to the release team");
+	pm = policy_module_find(d->policy, j->rn.module);
+	if (release_version_dir(j->rn.version, pm ? pm->version_dir : NULL, j->dir,
+				sizeof(j->dir), &e) < 0)
+		return refuse(j, e.msg);
+	return true;
+}
+
+/* The passed fd: a regular file of the asking user, readable, within the cap. */
+static bool check_upload(struct install_job *j)
+{
+	char reason[256];
+	int fl = fcntl(j->upload_fd, F_GETFL);
+
+	if (j->upload_fd < 0)
+		return refuse(j, "no file was passed with the request");
+	if (fstat(j->upload_fd, &j->before) != 0 || fl < 0)
+		return refuse(j, "the passed file cannot be inspected");
+	if (!S_ISREG(j->before.st_mode))
+		return refuse(j, "the upload is not a regular file (upload the tarball itself)");
+	if (j->before.st_uid != j->peer->uid) {
+		snprintf(reason, sizeof(reason),
+			 "the upload is owned by uid %lu, not by you (uid %lu): only your own uploads can be installed",
+			 (unsigned long)j->before.st_uid, (unsigned long)j->peer->uid);
+		return refuse(j, reason);
+	}
+	if ((fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH) != 0)
+		return refuse(j, "the passed file was not opened for reading");
+	if ((uint64_t)j->before.st_size > j->d->set->limits.max_compressed) {
+		snprintf(reason, sizeof(reason), "the upload is %lld bytes, more than the limit of %llu",
+			 (long long)j->before.st_size,
+			 (unsigned long long)j->d->set->limits.max_compressed);
+		return refuse(j, reason);
+	}
+	return true;
+}
+
+/* The bytes read must be the file as it was before and still is. */
+static bool upload_unchanged(const struct install_job *j)
+{
+	struct stat after;
+
+	if (fstat(j->upload_fd, &after) != 0)
+		return refuse(j, "the passed file cannot be inspected");
+	if (after.st_size != j->before.st_size ||
+	    after.st_mtim.tv_sec != j->before.st_mtim.tv_sec ||
+	    after.st_mtim.tv_nsec != j->before.st_mtim.tv_nsec ||
+	    j->result.compressed_size != (uint64_t)after.st_size)
+		return refuse(j, "the upload changed while it was being checked (wait until it is complete, then run install-module again)");
+	return true;
+}
+
+/* Run the content checks into an anonymous staging file; returns its fd or -1. */
+static int check_content(struct install_job *j)
+{
+	struct tarball_expect expect = {
+		.module = j->rn.module, .version = j->rn.version,
+		.compression = j->rn.compression, .limits = &j->d->set->limits,
+	};
+	struct pst_err e;
+	int staging;
+	int rc;
+
+	staging = openat(j->d->staging_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (staging < 0) {
+		pst_fail(&e, errno, "cannot create a staging file: %s", strerror(errno));
+		fail(j, &e);
+		return -1;
+	}
+	wire_send_msg(j->peer->sock, WIRE_MSG_PROGRESS, "checking %s", j->req->name);
+	rc = tarball_check_copy(j->upload_fd, staging, &expect, &j->result, &e);
+	if (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT)
+		refuse(j, e.msg);
+	else if (rc < 0)
+		fail(j, &e);
+	else if (!upload_unchanged(j))
+		rc = -EAGAIN;
+	else if (fsync(staging) != 0) {
+		rc = pst_fail(&e, errno, "cannot sync the staging file: %s", strerror(errno));
+		fail(j, &e);
+	}
+	if (rc < 0) {
+		close(staging);
+		return -1;
+	}
+	return staging;
+}
+
+/* Give the anonymous staging file its name in the version directory (never replacing one). */
+static int link_into_place(int staging, int dir_fd, const char *name, struct pst_err *e)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", staging);
+	if (linkat(AT_FDCWD, proc, dir_fd, name, AT_SYMLINK_FOLLOW) != 0)
+		return pst_fail(e, errno, "%s: cannot link into the tree: %s", name, strerror(errno));
+	if (fsync(dir_fd) != 0)
+		return pst_fail(e, errno, "%s: cannot sync its directory: %s", name, strerror(errno));
+	return 0;
+}
+
+static int open_version_dir(int module_fd, const char *dir, struct pst_err *e)
+{
+	int fd;
+
+	if (mkdirat(module_fd, dir, INSTALLD_TREE_DIR_MODE) == 0) {
+		if (fsync(module_fd) != 0)
+			return pst_fail(e, errno, "%s: cannot sync: %s", dir, strerror(errno));
+	} else if (errno != EEXIST) {
+		return pst_fail(e, errno, "%s: cannot create: %s", dir, strerror(errno));
+	}
+	fd = openat(module_fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pst_fail(e, errno, "%s: cannot open: %s", dir, strerror(errno));
+	return fd;
+}
+
+/* --force: the old files of this version (any format, and its checksum) go to the attic. */
+static int retire_old(struct install_job *j, int module_fd, const struct tree_module *m,
+		      struct pst_err *e)
+{
+	char rel[256];
+	int event_fd = -1;
+	int dir_fd;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < m->n; i++) {
+		const struct tree_entry *t = &m->entries[i];
+		if ((t->kind != TREE_RELEASE && t->kind != TREE_SHA256SUM) ||
+		    strcmp(t->rn.version, j->rn.version) != 0)
+			continue;
+		if (event_fd < 0) {
+			event_fd = attic_event_open(j->d->attic_fd, j->rn.module, rel, sizeof(rel), e);
+			if (event_fd < 0)
+				return event_fd;
+			str_copy(j->rec.attic, sizeof(j->rec.attic), rel);
+		}
+		dir_fd = openat(module_fd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		rc = dir_fd < 0 ? pst_fail(e, errno, "%s: cannot open", t->dir)
+				: attic_move(dir_fd, t->name, event_fd, e);
+		if (dir_fd >= 0)
+			close(dir_fd);
+	}
+	if (event_fd >= 0)
+		close(event_fd);
+	return rc;
+}
+
+static void fill_record(struct install_job *j)
+{
+	struct ledger_record *r = &j->rec;
+
+	memset(r, 0, sizeof(*r));
+	r->when = time(NULL);
+	str_copy(r->op, sizeof(r->op), "install");
+	str_copy(r->user, sizeof(r->user), j->peer->user);
+	str_copy(r->module, sizeof(r->module), j->rn.module);
+	str_copy(r->version, sizeof(r->version), j->rn.version);
+	str_copy(r->file, sizeof(r->file), j->req->name);
+	str_copy(r->sha256, sizeof(r->sha256), j->result.sha256);
+	str_copy(r->maintainer, sizeof(r->maintainer), yes_no(j->basis != POLICY_OPEN));
+	str_copy(r->basis, sizeof(r->basis), basis_name(j->basis));
+	str_copy(r->dir, sizeof(r->dir), j->dir);
+	str_copy(r->forced, sizeof(r->forced), yes_no(j->req->flags & WIRE_FLAG_FORCE));
+	str_copy(r->attic, sizeof(r->attic), "-");
+}
+
+/* The commit: from here on the tree changes. Called with the module lock held. */
+static int commit(struct install_job *j, int staging, int module_fd, const struct tree_module *m,
+		  struct pst_err *e)
+{
+	int dir_fd;
+	int rc;
+
+	fill_record(j);
+	if (!ledger_format(&j->rec, j->line, sizeof(j->line)))
+		return pst_fail(e, EINVAL, "the ledger record cannot be written");
+	rc = module_intent_write(j->d, j->rn.module, j->line, e);
+	if (rc == 0 && tree_find_version(m, j->rn.version) != NULL)
+		rc = retire_old(j, module_fd, m, e);
+	if (rc == 0 && j->rec.attic[0] != '-' && ledger_format(&j->rec, j->line, sizeof(j->line)))
+		rc = module_intent_write(j->d, j->rn.module, j->line, e);
+	if (rc < 0)
+		return rc;
+	dir_fd = open_version_dir(module_fd, j->dir, e);
+	if (dir_fd < 0)
+		return dir_fd;
+	rc = link_into_place(staging, dir_fd, j->req->name, e);
+	if (rc == 0)
+		rc = tree_write_sha256sum(dir_fd, j->rn.module, j->rn.version, j->req->name,
+					  j->result.sha256, e);
+	close(dir_fd);
+	if (rc == 0)
+		rc = tree_reindex(j->d->sources_fd, j->rn.module, e);
+	if (rc == 0)
+		rc = ledger_append(j->d->state_fd, j->line, e);
+	if (rc == 0)
+		rc = module_intent_clear(j->d, j->rn.module, e);
+	return rc;
+}
+
+static bool already_released(const struct install_job *j, const struct tree_module *m)
+{
+	const struct tree_entry *old = tree_find_version(m, j->rn.version);
+	char reason[1024];
+
+	if (old == NULL || (j->req->flags & WIRE_FLAG_FORCE))
+		return false;
+	snprintf(reason, sizeof(reason),
+		 "version %s of %s is already released as %s/%s (use a new version number)",
+		 j->rn.version, j->rn.module, old->dir, old->name);
+	refuse(j, reason);
+	return true;
+}
+
+static void report_ok(const struct install_job *j)
+{
+	audit_emit(LOG_INFO, "install_ok", &j->peer->session,
+		   "module", j->rn.module, "version", j->rn.version, "file", j->req->name,
+		   "sha256", j->result.sha256, "maintainer", yes_no(j->basis != POLICY_OPEN),
+		   "basis", basis_name(j->basis), "dir", j->rec.dir[0] ? j->rec.dir : j->dir,
+		   "forced", yes_no(j->req->flags & WIRE_FLAG_FORCE),
+		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
+		   "dry_run", yes_no(dry_run(j)), NULL);
+	if (dry_run(j))
+		wire_send_msg(j->peer->sock, WIRE_MSG_OK,
+			      "dry run: every check passed; it would be installed as sources/%s/%s/%s (sha256 %s); nothing was changed",
+			      j->rn.module, j->dir, j->req->name, j->result.sha256);
+	else
+		wire_send_msg(j->peer->sock, WIRE_MSG_OK, "installed as sources/%s/%s/%s (sha256 %s)%s",
+			      j->rn.module, j->dir, j->req->name, j->result.sha256,
+			      j->basis == POLICY_OPEN ? ", flagged as a non-maintainer upload" : "");
+}
+
+/* Everything after the decision, with the module lock held. */
+static bool install_locked(struct install_job *j, int module_fd)
+{
+	struct tree_module m;
+	struct pst_err e;
+	int staging;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	/* A dry run of a module's first release has no module directory to scan. */
+	if (module_fd >= 0 && tree_scan_module(module_fd, j->rn.module, &m, &e) < 0)
+		return fail(j, &e);
+	if (already_released(j, &m)) {
+		tree_module_free(&m);
+		return false;
+	}
+	staging = check_content(j);
+	if (staging < 0) {
+		tree_module_free(&m);
+		return false;
+	}
+	rc = dry_run(j) ? 0 : commit(j, staging, module_fd, &m, &e);
+	close(staging);
+	tree_module_free(&m);
+	if (rc < 0)
+		return fail(j, &e);
+	report_ok(j);
+	return !dry_run(j);
+}
+
+bool installd_op_install(const struct installd *d, const struct installd_peer *peer,
+			 const struct wire_request *req, int upload_fd)
+{
+	struct install_job j = { .d = d, .peer = peer, .req = req, .upload_fd = upload_fd };
+	struct module_lock lock;
+	struct hook_facts facts;
+	struct pst_err e;
+	int module_fd;
+	bool changed;
+
+	if (!decide(&j) || !check_upload(&j))
+		return false;
+	if (module_lock_take(d, j.rn.module, peer->sock, &lock, &e) < 0)
+		return fail(&j, &e);
+	module_fd = tree_module_open(d->sources_fd, j.rn.module, !dry_run(&j), &e);
+	if (module_fd < 0 && !(module_fd == -ENOENT && dry_run(&j))) {
+		module_lock_release(&lock);
+		return fail(&j, &e);
+	}
+	changed = install_locked(&j, module_fd);
+	if (module_fd >= 0)
+		close(module_fd);
+	module_lock_release(&lock);
+	if (changed) {
+		/* The client has its answer; hooks may take long and need not hold it. */
+		shutdown(peer->sock, SHUT_RDWR);
+		hook_facts_from_install(&facts, &j.rec, &j.result);
+		hooks_after_install(d, &facts);
+	}
+	return changed;
+}

@@ -1,0 +1,189 @@
+#include "wire.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "safefile.h"
+#include "text.h"
+
+static void put_u16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static bool op_known(unsigned op)
+{
+	return op >= WIRE_OP_INSTALL && op <= WIRE_OP_LIST_MINE;
+}
+
+static bool chars_in(const char *s, const char *allowed)
+{
+	return s[strspn(s, allowed)] == '\0';
+}
+
+/* Printable UTF-8 without C0/DEL controls: safe to show and to log. */
+static bool text_printable(const char *s)
+{
+	const unsigned char *p;
+
+	if (!utf8_valid(s, strlen(s)))
+		return false;
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+static int check_name(const struct wire_request *r, struct pst_err *e)
+{
+	switch (r->op) {
+	case WIRE_OP_INSTALL:
+	case WIRE_OP_DELETE:
+		if (!sf_is_component(r->name) || !text_printable(r->name))
+			return pst_fail(e, EPROTO, "the file name is not a plain printable file name");
+		return 0;
+	case WIRE_OP_LIST_MODULE:
+		if (!name_is_module(r->name))
+			return pst_fail(e, EPROTO, "the module name is not a valid module name");
+		return 0;
+	case WIRE_OP_LIST_MINE:
+		if (r->name[0] != '\0')
+			return pst_fail(e, EPROTO, "list of own releases takes no name");
+		return 0;
+	}
+	return pst_fail(e, EPROTO, "unknown operation");
+}
+
+static int check_session(const struct wire_request *r, struct pst_err *e)
+{
+	if (r->from[0] == '\0' ||
+	    !chars_in(r->from, "0123456789abcdefABCDEF.:%lo"))
+		return pst_fail(e, EPROTO, "the session address is malformed");
+	if (strcmp(r->port, "-") != 0 && !str_is_digits(r->port))
+		return pst_fail(e, EPROTO, "the session port is malformed");
+	if (r->sid[0] == '\0' || !chars_in(r->sid, "0123456789abcdef"))
+		return pst_fail(e, EPROTO, "the session id is malformed");
+	return 0;
+}
+
+static int check_request(const struct wire_request *r, struct pst_err *e)
+{
+	int rc;
+
+	if (!op_known((unsigned)r->op))
+		return pst_fail(e, EPROTO, "unknown operation %u", (unsigned)r->op);
+	if ((r->flags & ~WIRE_FLAGS_KNOWN) != 0)
+		return pst_fail(e, EPROTO, "unknown flags 0x%x", r->flags);
+	if (r->flags != 0 && r->op != WIRE_OP_INSTALL)
+		return pst_fail(e, EPROTO, "flags are only meaningful for install");
+	rc = check_name(r, e);
+	if (rc < 0)
+		return rc;
+	return check_session(r, e);
+}
+
+size_t wire_request_encode(const struct wire_request *r, uint8_t *buf, size_t cap)
+{
+	const char *fields[4] = { r->name, r->from, r->port, r->sid };
+	size_t len = WIRE_HEADER_LEN;
+	size_t n;
+	int i;
+
+	if (check_request(r, NULL) < 0 || cap < WIRE_HEADER_LEN)
+		return 0;
+	for (i = 0; i < 4; i++) {
+		n = strlen(fields[i]) + 1;
+		if (len + n > cap || len + n > WIRE_REQUEST_MAX)
+			return 0;
+		memcpy(buf + len, fields[i], n);
+		len += n;
+	}
+	memcpy(buf, WIRE_MAGIC, 4);
+	buf[4] = WIRE_VERSION;
+	buf[5] = (uint8_t)r->op;
+	put_u16(buf + 6, r->flags);
+	put_u32(buf + 8, (uint32_t)(len - WIRE_HEADER_LEN));
+	return len;
+}
+
+int wire_header_body_len(const uint8_t *hdr, size_t len, size_t *body_len,
+			 struct pst_err *e)
+{
+	uint32_t n;
+
+	if (len < WIRE_HEADER_LEN)
+		return pst_fail(e, EPROTO, "request shorter than its header (%zu bytes)", len);
+	if (memcmp(hdr, WIRE_MAGIC, 4) != 0)
+		return pst_fail(e, EPROTO, "not a postern request (bad magic)");
+	if (hdr[4] != WIRE_VERSION)
+		return pst_fail(e, EPROTO, "protocol version %u, expected %u", hdr[4], WIRE_VERSION);
+	n = get_u32(hdr + 8);
+	if (n > WIRE_BODY_MAX)
+		return pst_fail(e, EPROTO, "request body of %lu bytes, limit %d",
+				(unsigned long)n, WIRE_BODY_MAX);
+	*body_len = n;
+	return 0;
+}
+
+/* Take the next NUL-terminated string of body into dst; false if missing or too long. */
+static bool take_string(const uint8_t **p, const uint8_t *end, char *dst, size_t dstlen)
+{
+	const uint8_t *nul = memchr(*p, '\0', (size_t)(end - *p));
+	size_t n;
+
+	if (nul == NULL)
+		return false;
+	n = (size_t)(nul - *p);
+	if (n >= dstlen)
+		return false;
+	memcpy(dst, *p, n + 1);
+	*p = nul + 1;
+	return true;
+}
+
+int wire_request_decode(const uint8_t *buf, size_t len, struct wire_request *r,
+			struct pst_err *e)
+{
+	const uint8_t *p = buf + WIRE_HEADER_LEN;
+	const uint8_t *end = buf + len;
+	size_t body_len;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = wire_header_body_len(buf, len, &body_len, e);
+	if (rc < 0)
+		return rc;
+	if (body_len != len - WIRE_HEADER_LEN)
+		return pst_fail(e, EPROTO, "request body is %zu bytes, header says %zu",
+				len - WIRE_HEADER_LEN, body_len);
+	r->op = (enum wire_op)buf[5];
+	r->flags = ((unsigned)buf[6] << 8) | buf[7];
+	if (!take_string(&p, end, r->name, sizeof(r->name)) ||
+	    !take_string(&p, end, r->from, sizeof(r->from)) ||
+	    !take_string(&p, end, r->port, sizeof(r->port)) ||
+	    !take_string(&p, end, r->sid, sizeof(r->sid)))
+		return pst_fail(e, EPROTO, "request body is not four terminated fields of allowed length");
+	if (p != end)
+		return pst_fail(e, EPROTO, "%zu stray bytes after the request", (size_t)(end - p));
+	return check_request(r, e);
+}
+
+bool wire_msg_is_final(int type)
+{
+	return type == WIRE_MSG_OK || type == WIRE_MSG_REFUSED || type == WIRE_MSG_ERROR;
+}

@@ -1,0 +1,82 @@
+/*
+ * The protocol between the maintainer's client and postern-installd.
+ *
+ * Request (client -> daemon), sent in one sendmsg() with at most one fd
+ * (the opened upload, for install) attached by SCM_RIGHTS:
+ *
+ *   "PSTN" | version u8 (1) | op u8 | flags u16 BE | body length u32 BE | body
+ *
+ * The body is exactly four NUL-terminated strings: name, from, port, sid.
+ * name is the upload's file name (install), the released file name
+ * (delete), a module (list-module), or empty (list-mine). from/port/sid are
+ * the session the client claims; the daemon logs them for correlation only
+ * and learns who asks from SO_PEERCRED.
+ *
+ * Responses (daemon -> client) are frames: type u8 | length u16 BE | text.
+ * Any number of progress/wait/line frames, then exactly one final frame
+ * (ok, refused or error), then the daemon closes the connection.
+ *
+ * The decoder MUST refuse anything it does not fully understand: wrong
+ * magic or version, unknown op or flag, a body that is not exactly the four
+ * strings, over-long fields, control characters or invalid UTF-8.
+ */
+#ifndef POSTERN_WIRE_H
+#define POSTERN_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+
+#define WIRE_MAGIC "PSTN"
+#define WIRE_VERSION 1
+#define WIRE_HEADER_LEN 12
+#define WIRE_BODY_MAX 1024
+#define WIRE_REQUEST_MAX (WIRE_HEADER_LEN + WIRE_BODY_MAX)
+#define WIRE_TEXT_MAX 4000
+
+enum wire_op {
+	WIRE_OP_INSTALL = 1,
+	WIRE_OP_DELETE = 2,
+	WIRE_OP_LIST_MODULE = 3,
+	WIRE_OP_LIST_MINE = 4,
+};
+
+#define WIRE_FLAG_DRY_RUN 0x1u
+#define WIRE_FLAG_FORCE 0x2u
+#define WIRE_FLAGS_KNOWN (WIRE_FLAG_DRY_RUN | WIRE_FLAG_FORCE)
+
+struct wire_request {
+	enum wire_op op;
+	unsigned flags;
+	char name[256];
+	char from[64];
+	char port[8];
+	char sid[20];
+};
+
+/* Response frame types. */
+enum wire_msg {
+	WIRE_MSG_PROGRESS = 'P',   /* a step is done or starting */
+	WIRE_MSG_WAIT = 'W',       /* waiting for another mutation of the module */
+	WIRE_MSG_LINE = 'L',       /* one line of list output */
+	WIRE_MSG_OK = 'O',         /* final: done */
+	WIRE_MSG_REFUSED = 'R',    /* final: refused, with the reason */
+	WIRE_MSG_ERROR = 'E',      /* final: internal error, nothing changed */
+};
+
+/* Encode r into buf; returns the length, or 0 when r does not fit or is invalid. */
+size_t wire_request_encode(const struct wire_request *r, uint8_t *buf, size_t cap);
+
+/* Body length announced by a complete header, or -EPROTO with a message. */
+int wire_header_body_len(const uint8_t *hdr, size_t len, size_t *body_len,
+			 struct pst_err *e);
+
+/* Decode one complete request (header and body) of exactly len bytes. */
+int wire_request_decode(const uint8_t *buf, size_t len, struct wire_request *r,
+			struct pst_err *e);
+
+bool wire_msg_is_final(int type);
+
+#endif

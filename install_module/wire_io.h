@@ -1,0 +1,35 @@
+/*
+ * Moving wire.h messages over a Unix stream socket: the request with the
+ * upload's fd attached (SCM_RIGHTS), and the response frames.
+ */
+#ifndef POSTERN_WIRE_IO_H
+#define POSTERN_WIRE_IO_H
+
+#include <stddef.h>
+
+#include "errmsg.h"
+#include "wire.h"
+
+/* Send r in one message; passfd (or -1) rides along with it. */
+int wire_send_request(int sock, const struct wire_request *r, int passfd,
+		      struct pst_err *e);
+
+/*
+ * Receive and decode one request. *fd_out gets the passed fd (close-on-exec)
+ * or -1. More than one passed fd, truncated control data, a short or
+ * malformed request: -EPROTO and every received fd closed.
+ */
+int wire_recv_request(int sock, struct wire_request *r, int *fd_out, struct pst_err *e);
+
+/* Send one frame; text is cut at WIRE_TEXT_MAX. Never raises SIGPIPE. */
+int wire_send_msg(int sock, enum wire_msg type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Receive one frame into text (NUL-terminated, control characters replaced
+ * by '?' so nothing the daemon echoes can drive the terminal).
+ * Returns 0, -ECONNRESET at a clean end of stream, or another -errno.
+ */
+int wire_recv_msg(int sock, int *type, char *text, size_t cap, struct pst_err *e);
+
+#endif

@@ -1,0 +1,160 @@
+#!/bin/bash
+# postern-installd as a real daemon user, with real maintainers: install,
+# refusals, dry run, --force, list, delete-own, hooks, reindex, the ledger
+# and the audit records. Every refusal must leave the upload in incoming and
+# the tree unchanged.
+#
+# test-installd.sh SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR
+set -u
+if [ -z "${PTINST_INNER:-}" ]; then
+	if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root"; exit 0; fi
+	R=$(mktemp -d "$6/installd-test.XXXXXX")
+	chmod 0755 "$R"
+	export PTINST_INNER=1 R
+	"$1" "$R.log" -- "$2" "$0" "$@"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "# audit log:"; sed 's/^/# /' "$R.log"; echo "# daemon stderr:"; sed 's/^/# /' "$R/daemon.err" 2>/dev/null; }
+	rm -rf "$R" "$R.log"
+	exit "$rc"
+fi
+INSTALLD="$3" DRIVER="$4" ABUSE="$5" LOG="$R.log"
+. "$(dirname "$0")/lib-installd.sh"
+trap 'kill_daemon' EXIT
+
+setup_users
+setup_dirs
+write_config
+
+echo "1..48"
+
+# --- starting ---------------------------------------------------------------
+out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'refusing to run as root' &&
+	ok "refuses to run as root without --user" || not_ok "runs as root without --user: $out"
+[ ! -e "$R/run/x.sock" ] && ok "no socket left by the refused start" || not_ok "socket left behind"
+start_daemon
+check "daemon is up" kill -0 "$DAEMON"
+st=$(stat -c '%U:%G %a' "$R/run/installd.sock")
+[ "$st" = "ptinst-d:ptinst-up 660" ] && ok "socket is ptinst-d:ptinst-up 0660" || not_ok "socket is $st"
+dproc=$(pgrep -u ptinst-d -f "$INSTALLD" | head -1)
+[ -n "$dproc" ] && [ "$(stat -c %u /proc/$DAEMON)" = "$(id -u ptinst-d)" ] &&
+	ok "daemon dropped to ptinst-d" || not_ok "daemon still runs as $(stat -c %U /proc/$DAEMON)"
+st=$(stat -c '%U %a' "$R/state/ledger" "$R/state/locks" "$R/state/attic" | tr '\n' ' ')
+[ "$st" = "ptinst-d 640 ptinst-d 700 ptinst-d 750 " ] && ok "state prepared: ledger, locks, attic" || not_ok "state: $st"
+
+# --- a maintainer's install ------------------------------------------------
+make_tarball ptinst-m ptmod-1.0.tar.xz
+cp "$R/incoming/ptinst-m/ptmod-1.0.tar.xz" "$R/orig.tar.xz"
+out=$(client ptinst-m install-module ptmod-1.0.tar.xz 2>&1)
+rc=$?
+[ $rc = 0 ] && ok "maintainer installs ptmod-1.0.tar.xz" || not_ok "install failed ($rc): $out"
+d="$R/pub/sources/ptmod/1.0"
+check "the tarball is in the tree, byte for byte" cmp "$R/orig.tar.xz" "$d/ptmod-1.0.tar.xz"
+check "its .sha256sum verifies" sh -c "cd '$d' && sha256sum -c --status ptmod-1.0.sha256sum"
+[ "$(readlink "$d/LATEST-IS-1.0")" = "ptmod-1.0.tar.xz" ] && ok "LATEST-IS-1.0 points at it" || not_ok "LATEST-IS: $(ls "$d")"
+[ "$(cache_versions ptmod)" = "1.0" ] && ok "cache.json lists version 1.0" || not_ok "cache.json: $(cat "$R/pub/sources/ptmod/cache.json")"
+[ ! -e "$R/incoming/ptinst-m/ptmod-1.0.tar.xz" ] && ok "the upload left incoming" || not_ok "upload still in incoming"
+grep -q "op=install user=ptinst-m module=ptmod version=1.0 file=ptmod-1.0.tar.xz sha256=$(sha256sum < "$R/orig.tar.xz" | cut -d' ' -f1) maintainer=yes" "$R/state/ledger" &&
+	ok "ledger records the install" || not_ok "ledger: $(cat "$R/state/ledger")"
+audit_has install_ok "user=ptinst-m" "module=ptmod" "version=1.0" "basis=maintainer" "peer_uid=$(id -u ptinst-m)" &&
+	ok "audit: install_ok with the peer's uid" || not_ok "no install_ok record"
+sleep 0.3
+grep -q "^ptmod 1.0 ptinst-m yes [0-9a-f]\{64\}$" "$R/hooks/after.log" 2>/dev/null &&
+	ok "after_install hook ran with MODULE VERSION USER MAINTAINER_UPLOAD SHA256" || not_ok "hook log: $(cat "$R/hooks/after.log" 2>&1)"
+
+# --- refusals leave everything in place -------------------------------------
+before=$(tree_state)
+make_tarball ptinst-m ptmod-1.0.tar.xz
+out=$(client ptinst-m install-module ptmod-1.0.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'refused: version 1.0 of ptmod is already released.*use a new version number.*stays in your incoming' &&
+	ok "same version again: refused with the reason" || not_ok "re-release: $out"
+[ -e "$R/incoming/ptinst-m/ptmod-1.0.tar.xz" ] && ok "refused upload stays in incoming" || not_ok "refused upload gone"
+make_tarball ptinst-n ptmod-1.1.tar.xz
+out=$(client ptinst-n install-module ptmod-1.1.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'refused:.*ptinst-n.*ptmod' && ok "non-maintainer refused, told why" || not_ok "other user: $out"
+audit_has install_refused "user=ptinst-n" "module=ptmod" "peer_uid=$(id -u ptinst-n)" && ok "audit: install_refused" || not_ok "no install_refused"
+make_tarball ptinst-m ptmod-1.3.tar.xz ptmod-9.9
+out=$(client ptinst-m install-module ptmod-1.3.tar.xz 2>&1)
+[ $? -ne 0 ] && [ -e "$R/incoming/ptinst-m/ptmod-1.3.tar.xz" ] && ok "wrong top directory: refused, upload kept" || not_ok "bad top dir: $out"
+make_tarball ptinst-m ptmod-1.4.tar.xz "" gz
+out=$(client ptinst-m install-module ptmod-1.4.tar.xz 2>&1)
+[ $? -ne 0 ] && ok "gzip data named .tar.xz: refused" || not_ok "wrong compression accepted: $out"
+make_tarball ptinst-m ptmod-1.5.tar.xz
+out=$(client ptinst-m install-module --dry-run ptmod-1.5.tar.xz 2>&1)
+[ $? = 0 ] && printf '%s' "$out" | grep -q 'dry run' && [ -e "$R/incoming/ptinst-m/ptmod-1.5.tar.xz" ] &&
+	ok "--dry-run passes, keeps the upload" || not_ok "dry run: $out"
+out=$(client ptinst-m install-module --force ptmod-1.5.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'release team' && ok "--force is refused to a maintainer" || not_ok "--force by maintainer: $out"
+[ "$before" = "$(tree_state)" ] && ok "the tree did not change through all of that" || not_ok "tree changed"
+
+# --- several files, versions, directories ------------------------------------
+make_tarball ptinst-m ptmod-1.2.0.tar.gz
+make_tarball ptinst-m ptmod-1.2.1.tar.bz2
+make_tarball ptinst-m ptmod-1.10.0.tar.zst
+out=$(client ptinst-m install-module ptmod-1.2.1.tar.bz2 ptmod-1.2.0.tar.gz ptmod-1.3.tar.xz ptmod-1.10.0.tar.zst 2>&1)
+[ $? -ne 0 ] && ok "one bad file among several: non-zero exit" || not_ok "exit 0 with a bad file"
+[ "$(cache_versions ptmod)" = "1.0 1.2.0 1.2.1 1.10.0" ] && ok "the good ones are in, sorted by version" || not_ok "versions: $(cache_versions ptmod)"
+[ "$(readlink "$R/pub/sources/ptmod/1.2/LATEST-IS-1.2.1")" = "ptmod-1.2.1.tar.bz2" ] && [ "$(ls "$R/pub/sources/ptmod/1.2" | grep -c LATEST-IS)" = 1 ] &&
+	ok "one LATEST-IS in 1.2/, the newest" || not_ok "1.2/: $(ls "$R/pub/sources/ptmod/1.2")"
+make_tarball ptinst-m ptbig-45.alpha.tar.xz
+make_tarball ptinst-m ptbig-3.0.tar.xz
+client ptinst-m install-module ptbig-45.alpha.tar.xz ptbig-3.0.tar.xz >/dev/null 2>&1
+[ -e "$R/pub/sources/ptbig/45/ptbig-45.alpha.tar.xz" ] && [ -e "$R/pub/sources/ptbig/3/ptbig-3.0.tar.xz" ] &&
+	ok "version_dir: major puts 3.0 in 3/ and 45.alpha in 45/" || not_ok "ptbig: $(find "$R/pub/sources/ptbig")"
+
+# --- open module, release team, --force -------------------------------------
+make_tarball ptinst-n ptopen-0.1.tar.xz
+out=$(client ptinst-n install-module ptopen-0.1.tar.xz 2>&1)
+[ $? = 0 ] && printf '%s' "$out" | grep -q 'non-maintainer' && ok "open module: installed, flagged non-maintainer" || not_ok "open: $out"
+audit_has install_ok "module=ptopen" "maintainer=no" "basis=open" && ok "audit: open upload marked maintainer=no" || not_ok "open audit"
+make_tarball ptinst-rt ptmod-1.0.tar.xz
+cp "$R/incoming/ptinst-rt/ptmod-1.0.tar.xz" "$R/new.tar.xz"
+out=$(client ptinst-rt install-module --force ptmod-1.0.tar.xz 2>&1)
+[ $? = 0 ] && cmp -s "$R/pub/sources/ptmod/1.0/ptmod-1.0.tar.xz" "$R/new.tar.xz" && ok "release team --force replaces a release" || not_ok "force: $out"
+attic_old=$(find "$R/state/attic/ptmod" -name ptmod-1.0.tar.xz | head -1)
+[ -n "$attic_old" ] && cmp -s "$attic_old" "$R/orig.tar.xz" && ok "the old file is in the attic, intact" || not_ok "attic after force: $(find "$R/state/attic")"
+grep -q "user=ptinst-rt module=ptmod version=1.0 .* forced=yes attic=attic/ptmod/" "$R/state/ledger" && ok "ledger: forced install with attic path" || not_ok "ledger force"
+make_tarball ptinst-rt ptnew-1.0.tar.xz
+check "release team releases a module nobody listed" client ptinst-rt install-module ptnew-1.0.tar.xz
+
+# --- list -------------------------------------------------------------------
+out=$(client ptinst-m list 2>&1)
+printf '%s' "$out" | grep -q 'ptmod: .*maintainer' && printf '%s' "$out" | grep -q 'ptmod-1.3.tar.xz' &&
+	printf '%s' "$out" | grep -q 'install.*ptmod-1.2.1.tar.bz2' && ok "list: allowed modules, pending uploads, own releases" || not_ok "list: $out"
+out=$(client ptinst-n list ptmod 2>&1)
+printf '%s' "$out" | grep -q '1.10.0 .*1.10/ptmod-1.10.0.tar.zst' && ok "list MODULE: its versions" || not_ok "list ptmod: $out"
+
+# --- delete-own ---------------------------------------------------------------
+out=$(client ptinst-m delete-own ptmod-1.3.tar.xz 2>&1)
+[ $? = 0 ] && [ ! -e "$R/incoming/ptinst-m/ptmod-1.3.tar.xz" ] && ok "delete-own of a pending upload removes it" || not_ok "pending delete: $out"
+audit_has delete "kind=pending" "file=ptmod-1.3.tar.xz" && ok "audit: delete kind=pending" || not_ok "no pending delete record"
+before=$(tree_state)
+out=$(client ptinst-n delete-own ptmod-1.2.0.tar.gz 2>&1)
+[ $? -ne 0 ] && [ "$before" = "$(tree_state)" ] && ok "delete-own of someone else's release: refused, tree unchanged" || not_ok "foreign delete: $out"
+out=$(client ptinst-m delete-own ptmod-1.2.1.tar.bz2 2>&1)
+[ $? = 0 ] && [ ! -e "$R/pub/sources/ptmod/1.2/ptmod-1.2.1.tar.bz2" ] && [ -n "$(find "$R/state/attic/ptmod" -name ptmod-1.2.1.tar.bz2)" ] &&
+	ok "delete-own of an own release moves it to the attic" || not_ok "own delete: $out"
+[ "$(cache_versions ptmod)" = "1.0 1.2.0 1.10.0" ] && [ "$(readlink "$R/pub/sources/ptmod/1.2/LATEST-IS-1.2.0")" = "ptmod-1.2.0.tar.gz" ] &&
+	ok "indexes follow the deletion" || not_ok "after delete: $(cache_versions ptmod); $(ls "$R/pub/sources/ptmod/1.2")"
+audit_has delete "kind=release" "file=ptmod-1.2.1.tar.bz2" "attic=attic/ptmod/" && grep -q "op=delete user=ptinst-m .*file=ptmod-1.2.1.tar.bz2" "$R/state/ledger" &&
+	ok "deletion in the audit log and the ledger" || not_ok "delete records"
+
+# --- hooks: mirror_sync is debounced ----------------------------------------
+sleep 2.5
+c=$(wc -l < "$R/hooks/sync.log" 2>/dev/null || echo 0)
+[ "$c" -ge 1 ] && [ "$c" -le 6 ] && ok "mirror_sync ran, debounced ($c runs for 10 changes)" || not_ok "mirror_sync ran $c times"
+
+# --- reindex regenerates the indexes from the tree ---------------------------
+good=$(tree_state)
+rm "$R/pub/sources/ptmod/cache.json" "$R/pub/sources/ptmod/1.10/LATEST-IS-1.10.0" "$R/pub/sources/ptmod/1.0/ptmod-1.0.sha256sum"
+"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex ptmod 2>&1
+[ "$good" = "$(tree_state)" ] && ok "--reindex rebuilds cache.json, LATEST-IS and a lost .sha256sum" || not_ok "reindex differs"
+"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --all --reindex ptmod >/dev/null 2>&1
+[ $? = 2 ] && ok "--reindex MODULE and --all together: usage error" || not_ok "reindex usage"
+check "--reindex --all works" "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex --all
+
+check "daemon survived everything" kill -0 "$DAEMON"
+stop_daemon
+[ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
+trap - EXIT
+[ "$failed" = 0 ]
