@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# Shared by the process-level tests of postern-shell. Source it from a bash
+# script that runs as root inside `syslog-capture LOG -- private-etc ...`
+# (shell_reexec does that), so that the test user, its group and
+# /etc/postern/postern.yaml live in a throwaway /etc and every audit record
+# lands in LOG.
+#
+# Everything outside /etc lives under $ROOT, a root-owned 0755 directory in
+# /run (the shell's trusted-path walk to <incoming> refuses anything below
+# the world-writable /tmp), removed by the outer script.
+#
+# The test user gets a fixed uid of its own (47xxx) so that "no file owned
+# by it appeared outside incoming" is a meaningful check even while other
+# suites' users (1001, ...) run in parallel.
+
+set -u
+
+SHELL_USER=ptsh-maint
+SHELL_UID=47311
+SHELL_CONN_HOST=192.0.2.7
+
+# shell_reexec LOG SCRIPT ARGS...: run SCRIPT in a private /etc under a
+# syslog capture (exec, does not return).
+shell_reexec() {
+	local log=$1; shift
+	exec "$SYSLOG_CAPTURE" "$log" -- "$PRIVATE_ETC" env SHELL_INSIDE=1 \
+		SYSLOG_CAPTURE="$SYSLOG_CAPTURE" PRIVATE_ETC="$PRIVATE_ETC" bash "$@"
+}
+
+# shell_setup ROOT POSTERN_SHELL: the user, the layout, the config.
+shell_setup() {
+	ROOT=$1
+	install -d -m 0755 "$ROOT/bin" "$ROOT/home"
+	install -m 0755 "$2" "$ROOT/bin/postern-shell"
+	SH="$ROOT/bin/postern-shell"
+	INCOMING="$ROOT/incoming"
+	MYIN="$INCOMING/$SHELL_USER"
+	CANARY="$ROOT/canary"
+	install -d -m 0711 -o root -g root "$INCOMING"
+	install -d -m 1777 "$CANARY"
+	useradd -u "$SHELL_UID" -U -M -d "$ROOT/home/$SHELL_USER" -s "$SH" "$SHELL_USER" ||
+		{ echo "Bail out! cannot create $SHELL_USER"; exit 1; }
+	install -d -m 0700 -o "$SHELL_USER" -g "$SHELL_USER" "$ROOT/home/$SHELL_USER" "$MYIN"
+	shell_write_config
+}
+
+shell_write_config() {
+	install -d -m 0755 /etc/postern
+	cat >/etc/postern/postern.yaml <<YAML
+paths:
+  incoming: $INCOMING
+  tree: $ROOT/pub
+  state: $ROOT/state
+  socket: $ROOT/installd.sock
+modules:
+  gtk:
+    maintainers: [$SHELL_USER]
+YAML
+	chmod 0644 /etc/postern/postern.yaml
+}
+
+# as_user [VAR=value...] -- ARGV...: run ARGV as the test user with exactly
+# the given environment (what sshd would have built).
+as_user() {
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	setpriv --reuid "$SHELL_UID" --regid "$SHELL_UID" --init-groups \
+		env -i "${vars[@]}" "$@"
+}
+
+# What the test user owns outside its incoming directory, and everything in
+# the places it could write to: must not change across a refused command.
+side_effects() {
+	find /tmp /var/tmp /dev/shm "$ROOT/home" -xdev -user "$SHELL_UID" 2>/dev/null | sort
+	find "$CANARY" -mindepth 1 2>/dev/null | sort
+}
+
+incoming_state() {
+	find "$MYIN" -mindepth 1 -printf '%P %y %s %T@\n' 2>/dev/null | sort
+}
+
+# TAP
+TAP_N=0
+TAP_FAILED=0
+ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
+not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=1; echo "not ok $TAP_N - $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+
+# Audit expectations are checked after the capture has ended: each case
+# uses its own client port in SSH_CONNECTION, so its records are the lines
+# with "port=<that port>".
+expect_record() { printf '%s\t%s\n' "$1" "$2" >>"$EXPECT"; }
