@@ -276,9 +276,10 @@ e2e_start_sshd() {
 	e2e_wait_for "sshd on port $E2E_PORT" 100 e2e_port_open
 }
 
+# Started as root, as under systemd: it binds the socket (postern:uploaders
+# 0660) and drops to the postern user for good before reading anything.
 e2e_start_installd() {
-	setpriv --reuid=postern --regid=postern --init-groups --inh-caps=-all \
-		"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" \
+	"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" --user postern --socket-group uploaders \
 		--socket "$E2E_ROOT/run/installd.sock" --foreground </dev/null &
 	E2E_PIDS+=("$!")
 	e2e_wait_for "postern-installd" 100 test -S "$E2E_ROOT/run/installd.sock"
@@ -426,23 +427,28 @@ e2e_ssh() {
 		timeout 60 setsid -w ssh "${opts[@]}" "${extra[@]}" "$user@$E2E_HOST" "${cmd[@]}"
 }
 
-# The `ssh` command line for rsync -e and scp -S, as one string.
+# The `ssh` command line for rsync -e, as one string (askpass included:
+# rsync runs it through execvp, so `env` sets the variables).
 e2e_ssh_command() {
 	local opts
 	mapfile -t opts < <(e2e_ssh_opts "$1")
-	echo "ssh ${opts[*]}"
+	echo "env SSH_ASKPASS=$E2E_ROOT/client/askpass SSH_ASKPASS_REQUIRE=force ssh ${opts[*]}"
 }
 
 # e2e_client USER [postern-client options] -- COMMAND...: postern-client as
-# USER with the code from $E2E_ROOT/client/code.
+# USER, with the code from $E2E_ROOT/client/code unless the options name
+# another source.
 e2e_client() {
 	local user=$1; shift
-	local extra=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("$1"); shift; done
+	local extra=() code=(--code-file "$E2E_ROOT/client/code")
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		case $1 in --code-command | --code-file) code=() ;; esac
+		extra+=("$1"); shift
+	done
 	[ $# -gt 0 ] && shift
 	timeout 60 setsid -w "$E2E_ROOT/bin/postern-client" -p "$E2E_PORT" \
 		-i "$E2E_ROOT/client/$user.key" --known-hosts "$E2E_ROOT/client/known_hosts" \
-		--code-file "$E2E_ROOT/client/code" "${extra[@]}" "$user@$E2E_HOST" "$@"
+		"${code[@]}" "${extra[@]}" "$user@$E2E_HOST" "$@"
 }
 
 # The postern-client command line for rsync -e, as one string.
