@@ -46,6 +46,18 @@ static int base_open(const char *base, struct pst_err *e)
 	return fd;
 }
 
+/* We may not even open it: say whose it is and how it is set. */
+static int explain_denied(int basefd, const char *base, const char *user, struct pst_err *e)
+{
+	struct stat st;
+
+	if (fstatat(basefd, user, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -EACCES;
+	return pst_fail(e, EACCES,
+			"your incoming directory %s/%s is owned by uid %lu with mode %04o, expected your own uid and mode 0700; tell an administrator",
+			base, user, (unsigned long)st.st_uid, (unsigned)(st.st_mode & 07777));
+}
+
 int incoming_dir_open(const char *base, const char *user, uid_t uid, struct pst_err *e)
 {
 	const struct sf_rule own_rule = {
@@ -61,6 +73,8 @@ int incoming_dir_open(const char *base, const char *user, uid_t uid, struct pst_
 		return basefd;
 	}
 	fd = sf_openat(basefd, user, O_RDONLY | O_DIRECTORY, &own_rule, &st, e);
+	if (fd == -EACCES)
+		fd = explain_denied(basefd, base, user, e);
 	close(basefd);
 	if (fd == -ENOENT)
 		return pst_fail(e, ENOENT,

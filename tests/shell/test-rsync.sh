@@ -1,0 +1,211 @@
+#!/bin/bash
+# Real rsync pushes through postern-shell: the rsync client runs as root
+# with -e pointing at a helper that does what sshd would, i.e. runs
+# `postern-shell -c "<the remote command>"` as the test user. Uploads land
+# in <incoming>/<user>/ through the real rrsync; pulls, deletions,
+# --link-dest=/ and friends are refused with nothing written; a broken
+# incoming directory stops the upload. The audit trail is checked at the end.
+#
+# Usage: test-rsync.sh SYSLOG_CAPTURE PRIVATE_ETC POSTERN_SHELL
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/shell/lib-shell.sh
+. "$here/lib-shell.sh"
+
+if [ -z "${SHELL_INSIDE:-}" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "1..0 # SKIP needs root (real users, private /etc, syslog capture)"
+		exit 0
+	fi
+	SYSLOG_CAPTURE=$1 PRIVATE_ETC=$2
+	top=$(mktemp -d /run/postern-test-shell-XXXXXX)
+	chmod 0755 "$top"
+	trap 'rm -rf "$top"' EXIT
+	: >"$top/log"
+	(shell_reexec "$top/log" "$0" "$top" "$3")
+	rc=$?
+	n=$(cat "$top/count" 2>/dev/null || echo 0)
+	failed=$rc
+	while IFS=$'\t' read -r port pattern; do
+		n=$((n + 1))
+		if grep " port=$port " "$top/log" | grep -qE -- "$pattern"; then
+			echo "ok $n - audit: port $port: $pattern"
+		else
+			echo "not ok $n - audit: port $port: $pattern"
+			grep " port=$port " "$top/log" | sed 's/^/# /'
+			failed=1
+		fi
+	done <"$top/expect"
+	echo "1..$n"
+	exit "$failed"
+fi
+
+shell_setup "$1" "$2"
+EXPECT="$ROOT/expect"
+: >"$EXPECT"
+PORT=30000
+SRC="$ROOT/src"
+install -d -m 0755 "$SRC" "$ROOT/pulled"
+
+# What sshd does for `ssh HOST CMD...`: join the words with spaces and run
+# the login shell with -c, as the user, in a fresh environment.
+cat >"$ROOT/bin/ssh-helper" <<HELPER
+#!/bin/sh
+shift
+exec setpriv --reuid $SHELL_UID --regid $SHELL_UID --init-groups \\
+	env -i "SSH_CONNECTION=$SHELL_CONN_HOST \$HELPER_PORT 192.0.2.1 22" \${HELPER_EXTRA:+"\$HELPER_EXTRA"} \\
+	"$SH" -c "\$*"
+HELPER
+chmod 0755 "$ROOT/bin/ssh-helper"
+
+# push [--extra VAR=value] RSYNC-ARGS...: rsync -e the helper; sets STATUS, OUT.
+push() {
+	local extra=
+	if [ "$1" = --extra ]; then extra=$2; shift 2; fi
+	PORT=$((PORT + 1))
+	OUT=$(cd "$SRC" && HELPER_PORT=$PORT HELPER_EXTRA=$extra \
+		timeout 60 rsync -e "$ROOT/bin/ssh-helper" "$@" 2>&1)
+	STATUS=$?
+}
+
+landed() { # NAME: in incoming, owned by the user, same bytes as the source
+	[ -f "$MYIN/$1" ] && [ "$(stat -c %u "$MYIN/$1")" = "$SHELL_UID" ] &&
+		cmp -s "$SRC/$1" "$MYIN/$1"
+}
+
+# refused_push NAME MESSAGE RSYNC-ARGS...: the client fails, the message
+# reaches it, nothing changes in incoming or anywhere the user can write.
+refused_push() {
+	local name=$1 msg=$2; shift 2
+	local before_in before_fx before_src
+	before_in=$(incoming_state)
+	before_fx=$(side_effects)
+	before_src=$(find "$SRC" "$ROOT/pulled" -printf '%P %s\n' | sort)
+	push "$@"
+	if [ "$STATUS" != 0 ] && grep -qE -- "$msg" <<<"$OUT" &&
+	   [ "$(incoming_state)" = "$before_in" ] && [ "$(side_effects)" = "$before_fx" ] &&
+	   [ "$(find "$SRC" "$ROOT/pulled" -printf '%P %s\n' | sort)" = "$before_src" ]; then
+		ok "$name"
+	else
+		not_ok "$name"
+		echo "# status $STATUS; output: $OUT" | head -5
+	fi
+	expect_record "$PORT" "event=command_deny user=$SHELL_USER .* mode=login_shell reason="
+	expect_record "$PORT" "event=session_end .* status=1$"
+}
+
+head -c 100000 /dev/urandom >"$SRC/hello-1.0.tar.xz"
+check "push: a file lands in incoming, byte for byte" push -v hello-1.0.tar.xz h: 
+check "push: ... exit status 0" [ "$STATUS" = 0 ]
+check "push: ... landed" landed hello-1.0.tar.xz
+expect_record "$PORT" "event=command_allow user=$SHELL_USER from=$SHELL_CONN_HOST port=$PORT sid=[0-9a-f]{16} command=\"rsync --server -ve.LsfxCIvu . .\" name=rsync mode=login_shell"
+expect_record "$PORT" "event=upload_done .* status=ok exit=0 files=hello-1.0.tar.xz$"
+expect_record "$PORT" "event=session_end .* name=rsync status=0$"
+
+head -c 300000 /dev/urandom >"$SRC/glib-2.80.0.tar.xz"
+push -avP glib-2.80.0.tar.xz h:
+check "push -avP (the usual archive, partial, progress flags)" landed glib-2.80.0.tar.xz
+head -c 300000 /dev/zero >"$SRC/zeros-1.tar.gz"
+push -avz zeros-1.tar.gz h:
+check "push -avz (compressed)" landed zeros-1.tar.gz
+
+name="G\xc3\xb6llnitz notes; \$(id) 1.0.tar.xz"
+printf -v name '%b' "$name"
+echo utf8 >"$SRC/$name"
+push -a "$name" h:
+check "push: a name with UTF-8, spaces and shell characters lands under that exact name" landed "$name"
+expect_record "$PORT" "event=upload_done .* status=ok exit=0 files=\"G"
+
+echo dash >"$SRC/-rf.tar.xz"
+push -a -- -rf.tar.xz h:
+check "push: a file named -rf.tar.xz lands as a plain file" landed -rf.tar.xz
+
+install -d -m 0755 "$SRC/tree/sub"
+echo deep >"$SRC/tree/sub/deep.txt"
+push -a tree h:uploads/
+check "push -a into a new subdirectory" [ -f "$MYIN/uploads/tree/sub/deep.txt" ]
+
+ln -sf /etc/shadow "$SRC/link-to-shadow"
+push -al link-to-shadow h:
+target=$(readlink "$MYIN/link-to-shadow" 2>/dev/null)
+check "push -l: an uploaded symlink is munged (rrsync -munge), never pointing at /etc/shadow" \
+	[ -n "$target" ] && [ "$target" != /etc/shadow ]
+
+cp "$MYIN/hello-1.0.tar.xz" "$ROOT/hello.orig"
+head -c 1000 /dev/urandom >"$SRC/hello-1.0.tar.xz"
+push -a hello-1.0.tar.xz h:
+check "push over an existing upload: the first upload is kept (rrsync -no-overwrite)" \
+	cmp -s "$ROOT/hello.orig" "$MYIN/hello-1.0.tar.xz"
+
+# The environment sshd hands over never reaches rrsync or rsync.
+cat >"$ROOT/evil.sh" <<EVIL
+#!/bin/sh
+touch $CANARY/hit-env
+EVIL
+chmod 0755 "$ROOT/evil.sh"
+install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
+echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
+cp "$ROOT/evil.sh" "$ROOT/evilbin/rsync"
+cp "$ROOT/evil.sh" "$ROOT/evilbin/python3"
+i=0
+for v in "BASH_ENV=$ROOT/evil.sh" "ENV=$ROOT/evil.sh" "IFS=/" "PATH=$ROOT/evilbin" \
+	 "PYTHONPATH=$ROOT/evilpy" "PYTHONSTARTUP=$ROOT/evil.sh" "PYTHONHOME=$ROOT/evilpy" \
+	 "HOME=$ROOT/evilpy" "RSYNC_RSH=$ROOT/evil.sh"; do
+	i=$((i + 1))
+	echo "$v" >"$SRC/env-$i.txt"
+	push --extra "$v" -a "env-$i.txt" h:
+	if [ "$STATUS" = 0 ] && landed "env-$i.txt" && [ -z "$(find "$CANARY" -mindepth 1)" ]; then
+		ok "push with ${v%%=*} in the inherited environment: lands, nothing it names ran"
+	else
+		not_ok "push with ${v%%=*}: status $STATUS: $OUT"
+	fi
+done
+
+# Refusals: the rsync client shows our message; nothing is written.
+echo pulled >"$MYIN/pull-me.tar.xz"; chown "$SHELL_USER": "$MYIN/pull-me.tar.xz"
+refused_push "pull: refused (write-only)" "downloads are not allowed" -a h:pull-me.tar.xz "$ROOT/pulled/"
+check "pull: nothing was downloaded" [ ! -e "$ROOT/pulled/pull-me.tar.xz" ]
+install -d -m 0755 "$SRC/del"
+refused_push "push --delete: refused" "deleting files through rsync is not allowed" -r --delete del/ h:
+refused_push "push --delete-after: refused" "deleting files through rsync" -r --delete-after del/ h:
+refused_push "push --remove-source-files: refused, the source is kept" "deleting files through rsync" \
+	--remove-source-files glib-2.80.0.tar.xz h:
+check "--remove-source-files: the local source still exists" [ -f "$SRC/glib-2.80.0.tar.xz" ]
+refused_push "push --link-dest=/: refused" "--link-dest '/': absolute paths are refused" \
+	-a --link-dest=/ hello-1.0.tar.xz h:
+refused_push "push --link-dest=../..: refused" "'\.\.' points outside" \
+	-a --link-dest=../.. hello-1.0.tar.xz h:
+refused_push "push --temp-dir=/tmp: refused" "--temp-dir '/tmp': absolute" -a --temp-dir=/tmp hello-1.0.tar.xz h:
+refused_push "push --backup --backup-dir: refused" "uploads never replace files" \
+	-a --backup --backup-dir=old hello-1.0.tar.xz h:
+refused_push "push -s (arguments inside the protocol): refused" "bypass these checks" -s hello-1.0.tar.xz h:
+refused_push "push -aAX (ACLs, xattrs): refused" "-A \(in" -aAX hello-1.0.tar.xz h:
+refused_push "push to an absolute path: refused" "absolute paths are refused" -a hello-1.0.tar.xz h:/etc/
+refused_push "push to ../: refused" "'\.\.' points outside" -a hello-1.0.tar.xz h:../
+refused_push "push to ~root/: refused" "unquoted '~'" -a hello-1.0.tar.xz "h:~root/"
+refused_push "rsync daemon over ssh: refused" "daemon mode" -a hello-1.0.tar.xz h::module/
+
+# A broken incoming directory stops the upload before rrsync runs.
+echo new >"$SRC/new-1.tar.xz"
+mv "$MYIN" "$ROOT/aside"
+refused_push "incoming dir missing: refused" "does not exist \(it is created when you are enrolled" -a new-1.tar.xz h:
+install -d -m 0700 -o root -g root "$MYIN"
+refused_push "incoming dir owned by root: refused" "owned by uid 0 with mode 0700, expected your own uid" -a new-1.tar.xz h:
+rmdir "$MYIN"
+install -d -m 0755 -o "$SHELL_USER" -g "$SHELL_USER" "$MYIN"
+refused_push "incoming dir mode 0755: refused" "mode 0755" -a new-1.tar.xz h:
+rmdir "$MYIN"
+install -d -m 0700 -o "$SHELL_USER" -g "$SHELL_USER" "$ROOT/elsewhere"
+ln -s "$ROOT/elsewhere" "$MYIN"
+refused_push "incoming dir is a symlink: refused" "not a directory \(a symlink\?\)" -a new-1.tar.xz h:
+check "symlinked incoming: nothing written where it points" [ -z "$(ls -A "$ROOT/elsewhere")" ]
+rm "$MYIN"
+mv "$ROOT/aside" "$MYIN"
+chmod 0777 "$INCOMING"
+refused_push "<incoming> writable by others: refused" "incoming directory is not safe to use" -a new-1.tar.xz h:
+chmod 0711 "$INCOMING"
+push -a new-1.tar.xz h:
+check "incoming restored: the upload goes through again" landed new-1.tar.xz
+
+echo "$TAP_N" >"$ROOT/count"
+exit "$TAP_FAILED"
