@@ -80,7 +80,8 @@ static int read_one(int dirfd, const char *file, char **buf, size_t *len, struct
 }
 
 /* One DOAP file: its module joins l, or (when broken) failed. */
-static int import_file(int dirfd, const char *file, struct gen_list *l, struct gen_list *failed, struct gen_list *unusable)
+static int import_file(int dirfd, const char *file, struct gen_list *l,
+		       struct gen_list *failed, struct gen_list *unusable)
 {
 	const char *users[DOAP_MAINTAINERS_MAX];
 	char module[NAME_MODULE_MAX + 1];
@@ -165,12 +166,14 @@ static int list_dir(int dirfd, char ***names, size_t *n, struct pst_err *e)
 		free(v);
 		return pst_fail(e, ENOMEM, "too many files or out of memory");
 	}
-	qsort(v, *n, sizeof(*v), cmp_str);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_str);
 	*names = v;
 	return 0;
 }
 
-static int import_dir(int dirfd, struct gen_list *l, struct gen_list *failed, struct gen_list *unusable, struct pst_err *e)
+static int import_dir(int dirfd, struct gen_list *l, struct gen_list *failed,
+		      struct gen_list *unusable, struct pst_err *e)
 {
 	char **names = NULL;
 	size_t n = 0, i;
@@ -186,7 +189,8 @@ static int import_dir(int dirfd, struct gen_list *l, struct gen_list *failed, st
 }
 
 /* A path is a directory of DOAP files or one file; which one is seen on the fd. */
-static int import_path(const char *path, struct gen_list *l, struct gen_list *failed, struct gen_list *unusable,
+static int import_path(const char *path, struct gen_list *l, struct gen_list *failed,
+		       struct gen_list *unusable,
 		       struct pst_err *e)
 {
 	char parent[POLICY_PATH_MAX];
@@ -209,7 +213,8 @@ static int import_path(const char *path, struct gen_list *l, struct gen_list *fa
 	dirfd = sf_open_dir_path(parent[0] ? parent : "/", NULL, 0, e);
 	if (dirfd < 0)
 		return dirfd;
-	rc = import_file(dirfd, slash + 1, l, failed, unusable) < 0 ? pst_fail(e, ENOMEM, "out of memory") : 0;
+	rc = import_file(dirfd, slash + 1, l, failed, unusable) < 0
+		? pst_fail(e, ENOMEM, "out of memory") : 0;
 	close(dirfd);
 	return rc;
 }

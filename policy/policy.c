@@ -57,7 +57,8 @@ static int sort_and_check(struct module_list *l, struct pst_err *e)
 {
 	size_t i;
 
-	qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
 	for (i = 1; i < l->n; i++)
 		if (strcmp(l->v[i - 1].m.name, l->v[i].m.name) == 0)
 			return pst_fail(e, EINVAL, "%s:%lu:%lu: modules: duplicate key '%s' "
