@@ -119,6 +119,21 @@ static int read_entry(json_t *obj, struct journal_entry *j, struct pst_err *e)
 	return get_message(obj, j, e);
 }
 
+/* jansson quotes the offending input in its message: never echo raw bytes. */
+static void make_printable(char *s)
+{
+	size_t len = strlen(s), i = 0, n;
+
+	while (i < len) {
+		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		if (n == 0) {
+			s[i] = '?';
+			n = 1;
+		}
+		i += n;
+	}
+}
+
 int journal_entry_parse(struct journal_entry *j, const char *line, size_t len,
 			struct pst_err *e)
 {
@@ -131,8 +146,10 @@ int journal_entry_parse(struct journal_entry *j, const char *line, size_t len,
 	j->uid = -1;
 	strcpy(j->host, "-");
 	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (obj == NULL)
+	if (obj == NULL) {
+		make_printable(jerr.text);
 		return pst_fail(e, EINVAL, "not JSON: %s (column %d)", jerr.text, jerr.column);
+	}
 	if (!json_is_object(obj))
 		rc = pst_fail(e, EINVAL, "not a JSON object");
 	else

@@ -234,25 +234,36 @@ void report_records(FILE *out, enum out_format fmt, const struct record_set *set
 	}
 }
 
-void report_suspicious(FILE *err, const char *prog, const char *file, unsigned long line,
-		       const char *why, const char *text, size_t len)
+/* At most max characters of text, control characters and non-UTF-8 bytes
+ * as \xNN, backslashes doubled; returns whether all of it was shown. */
+static bool print_escaped(FILE *out, const char *text, size_t len, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)text;
 	size_t i = 0, n, shown = 0;
 
-	fprintf(err, "%s: %s:%lu: suspicious, not counted: %s: ", prog, file, line, why);
-	while (i < len && shown < 160) {
+	while (i < len && shown < max) {
 		n = fields_printable_len(p + i, len - i);
 		if (n == 0) {
-			fprintf(err, "\\x%02x", p[i]);
+			fprintf(out, "\\x%02x", p[i]);
 			n = 1;
 		} else if (p[i] == '\\') {
-			fputs("\\\\", err);
+			fputs("\\\\", out);
 		} else {
-			fwrite(p + i, 1, n, err);
+			fwrite(p + i, 1, n, out);
 		}
 		i += n;
 		shown++;
 	}
-	fputs(i < len ? "...\n" : "\n", err);
+	return i >= len;
+}
+
+void report_suspicious(FILE *err, const char *prog, const char *file, unsigned long line,
+		       const char *why, const char *text, size_t len)
+{
+	fprintf(err, "%s: ", prog);
+	print_escaped(err, file, strlen(file), 4096);
+	fprintf(err, ":%lu: suspicious, not counted: ", line);
+	print_escaped(err, why, strlen(why), PST_ERR_MAX);
+	fputs(": ", err);
+	fputs(print_escaped(err, text, len, 160) ? "\n" : "...\n", err);
 }
