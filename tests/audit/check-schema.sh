@@ -1,0 +1,29 @@
+#!/bin/bash
+# check-schema.sh POSTERN_AUDIT AUDIT_MD
+# The events postern-audit believes (audit/events.c) are exactly the rows of
+# the event table in docs/AUDIT.md, and each program it accepts an event
+# from is named in that row's "emitted by" cell (or the cell says "any").
+set -u
+audit=$1 doc=$2
+echo "1..2"
+doc_rows=$(sed -n 's/^| `\([a-z_]*\)` | \([^|]*\) |.*/\1	\2/p' "$doc" | sed -n '/^[a-z_]*	/p' | grep -v -E '^(event|user|from|port|sid)	' )
+tool_rows=$("$audit" --list-events)
+if [ "$(printf '%s\n' "$doc_rows" | cut -f1 | sort)" = "$(printf '%s\n' "$tool_rows" | cut -d' ' -f1 | sort)" ]; then
+	echo "ok 1 - docs/AUDIT.md and postern-audit know the same events"
+else
+	echo "not ok 1 - event lists differ"
+	diff <(printf '%s\n' "$doc_rows" | cut -f1 | sort) <(printf '%s\n' "$tool_rows" | cut -d' ' -f1 | sort) | sed 's/^/# /'
+fi
+bad=""
+while read -r event programs; do
+	cell=$(printf '%s\n' "$doc_rows" | awk -F'\t' -v e="$event" '$1 == e { print $2 }')
+	case $cell in *any*) continue ;; esac
+	for p in $programs; do
+		case $cell in *"$p"*) ;; *) bad="$bad $event:$p" ;; esac
+	done
+done <<<"$tool_rows"
+if [ -z "$bad" ]; then
+	echo "ok 2 - every accepted emitter is the one docs/AUDIT.md names"
+else
+	echo "not ok 2 - emitters not in docs/AUDIT.md:$bad"
+fi
