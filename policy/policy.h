@@ -68,8 +68,13 @@ struct policy_module {
 
 /*
  * Load path: it must be a regular file owned by root and not writable by
- * group or other; any error (syntax, schema, ownership) fails the whole load
- * with e->msg as "FILE:LINE:COL: what is wrong".
+ * group or other, in root-owned directories no one else can write (every one
+ * up to "/"), at most 4 MiB; the same holds for the generated DOAP module
+ * file it names, which is read and merged (and must exist when named). Any
+ * error (syntax, schema, ownership) fails the whole load, *out stays NULL,
+ * and e->msg is "FILE:LINE:COL: what is wrong" or "FILE: what is wrong".
+ * The library logs nothing: a caller whose load fails emits the
+ * policy_error audit record (docs/AUDIT.md) and refuses to go on.
  */
 int policy_load(const char *path, struct policy **out, struct pst_err *e);
 
@@ -110,10 +115,19 @@ size_t policy_module_count(const struct policy *p);
 const struct policy_module *policy_module_at(const struct policy *p, size_t i);
 const struct policy_module *policy_module_find(const struct policy *p, const char *name);
 
+/*
+ * The release team: listed in release_team.users, or a member of the Unix
+ * group release_team.group (getgrnam_r, then getgrouplist of the user's
+ * passwd entry). A failed lookup counts as "not a member".
+ */
 bool policy_is_release_team(const struct policy *p, const char *user);
 
 /*
- * The decision. Writes a sentence for a human into why, e.g.
+ * The decision, the same rules for both actions: maintainer, else release
+ * team, else open module, else refused; a module unknown to the policy only
+ * the release team may create. Anything invalid (NULL policy, bad user or
+ * module name, unknown action) is POLICY_DENY. Writes a sentence for a human
+ * into why (cut with "..." when whylen is too small; why may be NULL), e.g.
  * "matthiasc is a maintainer of gtk (from gtk.doap)" or
  * "bob may not release gtk: maintainers are matthiasc, otte; release team: alice".
  */

@@ -339,6 +339,9 @@ int schema_argv(struct schema_ctx *c, const struct ynode *n, const char *what,
 	if (v[0][0] != '/')
 		return schema_fail(c, n->first, "%s: the program '%s' must be an absolute path",
 				   what, v[0]);
+	rc = schema_path(c, n->first, what, &v[0]);
+	if (rc < 0)
+		return rc;
 	*out = v;
 	return 0;
 }
