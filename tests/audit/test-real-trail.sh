@@ -1,0 +1,37 @@
+#!/bin/bash
+# test-real-trail.sh AUDIT SRCDIR
+#
+# postern-audit over the trail of a real end-to-end run (data/real-e2e.log:
+# the real sshd, pam_postern, postern-shell, rrsync, postern-installd),
+# alone and with forged and malformed lines mixed in. No root needed.
+set -u
+audit=$1 src=$2
+work=$(mktemp -d /tmp/postern-audit-real.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
+log=$src/data/real-e2e.log
+
+POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$log" "$src/data/real-e2e.expected" >"$work/real.tap" 2>&1
+result $? "who released what, when, from where, and the summary, from the real trail"
+[ $failed = 0 ] || sed 's/^/# /' "$work/real.tap"
+
+# The ControlMaster session of the release team member: one login, then
+# upload, install and list, in order.
+sid=$("$audit" -q --year 2026 --json --user pte2e-rel --event install_ok "$log" |
+	python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["record"]["sid"])')
+story=$("$audit" -q --year 2026 --json session "$sid" "$log" |
+	python3 -c 'import json, sys; print(" ".join(json.loads(l)["record"]["event"] for l in sys.stdin))')
+[ "$story" = "login_ok command_allow upload_done session_end command_allow install_ok session_end command_allow session_end" ]
+result $? "session $sid: one login, then upload, install and list"
+
+# Forged and malformed lines in the middle of the real trail change nothing
+# but the count of suspicious lines.
+{ head -n 200 "$log"; head -n 13 "$src/data/hostile.log"; tail -n +201 "$log"; } >"$work/mixed.log"
+{ grep -v '^suspicious' "$src/data/real-e2e.expected"; echo "suspicious 12"; } >"$work/mixed.expected"
+POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$work/mixed.log" "$work/mixed.expected" >"$work/mixed.tap" 2>&1
+result $? "the same reconstruction with 12 hostile lines mixed in"
+[ $failed = 0 ] || sed 's/^/# /' "$work/mixed.tap"
+
+echo "1..$n"
+exit $failed
