@@ -92,10 +92,11 @@ int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
 	totp_record_wipe(r);
 	if (!name_is_user(user))
 		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	/* O_NONBLOCK: a FIFO in the store is refused by the type check, not waited on. */
 	if (lock)
-		fd = sf_open_locked(storefd, user, O_RDONLY, &record_rule, NULL, e);
+		fd = sf_open_locked(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
 	else
-		fd = sf_openat(storefd, user, O_RDONLY, &record_rule, NULL, e);
+		fd = sf_openat(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
 	if (fd < 0)
 		return fd;
 	rc = sf_read_all(fd, TOTP_RECORD_MAX, &buf, &len, e);
@@ -120,7 +121,7 @@ int totp_store_lock(int storefd, const char *user, struct pst_err *e)
 {
 	if (!name_is_user(user))
 		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
-	return sf_open_locked(storefd, user, O_RDONLY, &record_rule, NULL, e);
+	return sf_open_locked(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
 }
 
 int totp_store_write(int storefd, const char *user, const struct totp_record *r,

@@ -1,0 +1,300 @@
+/*
+ * postern-totp: the administrator's tool for the TOTP store.
+ *
+ * Runs only as root (the store is root's). Every change takes the record's
+ * lock, replaces it atomically, keeps any replaced or revoked record in
+ * <store>/.attic/, and writes one audit record. Nothing it prints or logs
+ * shows a stored secret again after enrolment.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "safefile.h"
+#include "text.h"
+#include "totp_admin.h"
+#include "totp_config.h"
+#include "totp_store.h"
+
+int admin_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+void admin_session(const char *user, struct audit_session *s)
+{
+	audit_session_init(s, user, NULL);
+}
+
+bool admin_user_exists(const char *user, unsigned *uid, unsigned *gid)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (pw == NULL)
+		return false;
+	if (uid != NULL)
+		*uid = pw->pw_uid;
+	if (gid != NULL)
+		*gid = pw->pw_gid;
+	return true;
+}
+
+static void admin_identify(struct admin *a)
+{
+	struct passwd *pw;
+
+	if (getlogin_r(a->name, sizeof(a->name)) == 0 && name_is_user(a->name))
+		return;
+	pw = getpwuid(getuid());
+	if (pw == NULL || !str_copy(a->name, sizeof(a->name), pw->pw_name))
+		snprintf(a->name, sizeof(a->name), "uid%lu", (unsigned long)getuid());
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: " PROG " [-C CONFIG] [-S STORE] COMMAND [ARGS]\n"
+	      "  enroll [--algorithm SHA1|SHA256|SHA512] [--digits 6|8] [--issuer NAME]\n"
+	      "         [--bind-key PUBKEY_FILE]... [--no-verify] [--force] [--format text|uri] USER\n"
+	      "  status USER          enrolment, keys, failures, lockout (never the secret)\n"
+	      "  list                 every enrolled user\n"
+	      "  unlock USER          clear failures and lockout\n"
+	      "  revoke USER          move the record to the store's .attic\n"
+	      "  recovery-codes USER  replace the recovery codes\n"
+	      "  import-oath USERSFILE  convert pam_oath HOTP/T30 and HOTP/T60 users\n", f);
+}
+
+static void print_time(const char *label, int64_t t, const char *none)
+{
+	char buf[32];
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (t == 0 || gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		printf("%s: %s\n", label, none);
+	else
+		printf("%s: %s\n", label, buf);
+}
+
+static int read_record(struct admin *a, const char *user, bool lock, int *fd,
+		       struct totp_record *r)
+{
+	struct pst_err e = { "" };
+	int rc;
+
+	if (!name_is_user(user))
+		return admin_fail("'%s' is not a valid user name", user);
+	rc = totp_store_read(a->storefd, user, lock, fd, r, &e);
+	if (rc == -ENOENT)
+		return admin_fail("%s: not enrolled (enroll with: " PROG " enroll %s)", user, user);
+	if (rc < 0)
+		return admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
+	return 0;
+}
+
+static int cmd_status(struct admin *a, int argc, char **argv)
+{
+	struct totp_record r;
+	struct pst_err e = { "" };
+	size_t i;
+	int rc;
+
+	if (argc != 2)
+		return admin_fail("status: expected one USER");
+	if (!name_is_user(argv[1]))
+		return admin_fail("'%s' is not a valid user name", argv[1]);
+	rc = totp_store_read(a->storefd, argv[1], false, NULL, &r, &e);
+	printf("user: %s\n", argv[1]);
+	if (rc == -ENOENT) {
+		printf("enrolled: no\n");
+		return 0;
+	}
+	if (rc < 0)
+		return admin_fail("%s/%s: unusable record: %s", a->store_path, argv[1], e.msg);
+	printf("enrolled: yes\nalgorithm: %s\ndigits: %u\nperiod: %u\n", totp_alg_name(r.alg),
+	       r.digits, r.period);
+	print_time("created", r.created, "unknown");
+	printf("bound keys: %zu\n", r.nkeys);
+	for (i = 0; i < r.nkeys; i++)
+		printf("  %s\n", r.keys[i]);
+	printf("recovery codes left: %zu\n", r.nrecovery);
+	print_time("last success", r.last_success, "never");
+	printf("failures: %u\n", r.failures);
+	print_time("locked until", r.locked_until > time(NULL) ? r.locked_until : 0, "not locked");
+	totp_record_wipe(&r);
+	return 0;
+}
+
+static int cmd_list(struct admin *a, int argc, char **argv)
+{
+	struct totp_record r;
+	struct pst_err e = { "" };
+	struct dirent *de;
+	DIR *d;
+	int failed = 0;
+
+	(void)argv;
+	if (argc != 1)
+		return admin_fail("list: takes no arguments");
+	d = fdopendir(dup(a->storefd));
+	if (d == NULL)
+		return admin_fail("%s: cannot list: %s", a->store_path, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if (!name_is_user(de->d_name))
+			continue;
+		if (totp_store_read(a->storefd, de->d_name, false, NULL, &r, &e) < 0) {
+			printf("%s unusable\n", de->d_name);
+			failed = admin_fail("%s/%s: %s", a->store_path, de->d_name, e.msg);
+			continue;
+		}
+		printf("%s %s %u keys=%zu %s\n", de->d_name, totp_alg_name(r.alg), r.digits,
+		       r.nkeys, r.locked_until > time(NULL) ? "locked" : "active");
+	}
+	totp_record_wipe(&r);
+	closedir(d);
+	return failed;
+}
+
+static int cmd_unlock(struct admin *a, int argc, char **argv)
+{
+	struct audit_session s;
+	struct totp_record r;
+	struct pst_err e = { "" };
+	int fd = -1;
+	int rc;
+
+	if (argc != 2)
+		return admin_fail("unlock: expected one USER");
+	if (read_record(a, argv[1], true, &fd, &r) != 0)
+		return 1;
+	r.failures = 0;
+	r.locked_until = 0;
+	rc = totp_store_write(a->storefd, argv[1], &r, &e);
+	close(fd);
+	totp_record_wipe(&r);
+	if (rc < 0)
+		return admin_fail("%s: unlock failed, record unchanged: %s", argv[1], e.msg);
+	admin_session(argv[1], &s);
+	audit_emit(LOG_INFO, "totp_unlock", &s, "admin", a->name, NULL);
+	printf("%s: unlocked\n", argv[1]);
+	return 0;
+}
+
+static int cmd_revoke(struct admin *a, int argc, char **argv)
+{
+	struct audit_session s;
+	struct totp_record r;
+	struct pst_err e = { "" };
+	char kept[256];
+	int fd = -1;
+	int rc;
+
+	if (argc != 2)
+		return admin_fail("revoke: expected one USER");
+	if (read_record(a, argv[1], true, &fd, &r) != 0)
+		return 1;
+	totp_record_wipe(&r);
+	rc = totp_store_set_aside(a->storefd, argv[1], "revoked", true, kept, sizeof(kept), &e);
+	close(fd);
+	if (rc < 0)
+		return admin_fail("%s: revoke failed, still enrolled: %s", argv[1], e.msg);
+	admin_session(argv[1], &s);
+	audit_emit(LOG_NOTICE, "totp_revoke", &s, "admin", a->name, "kept", kept, NULL);
+	printf("%s: revoked; the record is kept in %s/%s\n", argv[1], a->store_path, kept);
+	return 0;
+}
+
+struct command {
+	const char *name;
+	int (*run)(struct admin *a, int argc, char **argv);
+	bool create_store;
+};
+
+static const struct command commands[] = {
+	{ "enroll", cmd_enroll, true },
+	{ "status", cmd_status, false },
+	{ "list", cmd_list, false },
+	{ "unlock", cmd_unlock, false },
+	{ "revoke", cmd_revoke, false },
+	{ "recovery-codes", cmd_recovery_codes, false },
+	{ "import-oath", cmd_import_oath, true },
+};
+
+static int run_command(struct admin *a, const struct command *c, int argc, char **argv)
+{
+	struct pst_err e = { "" };
+	int rc;
+
+	a->storefd = c->create_store ? totp_store_open_create(a->store_path, &e)
+				     : totp_store_open(a->store_path, &e);
+	if (a->storefd < 0)
+		return admin_fail("%s: cannot use the TOTP store: %s", a->store_path, e.msg);
+	rc = c->run(a, argc, argv);
+	close(a->storefd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "store", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct totp_config cfg;
+	struct admin a = { .storefd = -1 };
+	const char *config = NULL;
+	const char *store = NULL;
+	size_t i;
+	int c;
+
+	openlog(PROG, LOG_PID, LOG_AUTHPRIV);
+	while ((c = getopt_long(argc, argv, "+C:S:h", opts, NULL)) != -1) {
+		if (c == 'C')
+			config = optarg;
+		else if (c == 'S')
+			store = optarg;
+		else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (geteuid() != 0 || getuid() != 0)
+		return admin_fail("must be run as root (the TOTP store belongs to root)");
+	if (totp_config_load(config, store, &cfg) != 0)
+		return 1;
+	a.store_path = cfg.store;
+	a.incoming = cfg.incoming;
+	admin_identify(&a);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[optind], commands[i].name) == 0)
+			return run_command(&a, &commands[i], argc - optind, argv + optind);
+	admin_fail("unknown command '%s'", argv[optind]);
+	usage(stderr);
+	return 2;
+}

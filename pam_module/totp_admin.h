@@ -1,0 +1,42 @@
+/* What every postern-totp subcommand is given. */
+#ifndef POSTERN_TOTP_ADMIN_H
+#define POSTERN_TOTP_ADMIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "audit.h"
+#include "errmsg.h"
+#include "ssh_key.h"
+#include "totp_record.h"
+
+#define PROG "postern-totp"
+#define RECOVERY_CODES 10
+
+struct admin {
+	const char *store_path;
+	int storefd;
+	const char *incoming;       /* paths.incoming, or NULL */
+	char name[64];              /* who runs the tool, for the audit records */
+};
+
+int cmd_enroll(struct admin *a, int argc, char **argv);
+int cmd_recovery_codes(struct admin *a, int argc, char **argv);
+int cmd_import_oath(struct admin *a, int argc, char **argv);
+
+/* A session for records about user, with from=local. */
+void admin_session(const char *user, struct audit_session *s);
+
+/* Print "postern-totp: <msg>" to stderr; returns 1 (the exit status). */
+int admin_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* getpwnam with a message; false when the user has no account. */
+bool admin_user_exists(const char *user, unsigned *uid, unsigned *gid);
+
+/* Fill r's recovery hashes and write the codes (dashed) into codes. */
+int recovery_codes_new(struct totp_record *r, char codes[][24], size_t n, struct pst_err *e);
+
+/* Print the codes as the one and only time anyone sees them. */
+void recovery_codes_print(char codes[][24], size_t n);
+
+#endif

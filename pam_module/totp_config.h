@@ -1,0 +1,20 @@
+/* Where postern-totp finds the store and the incoming tree. */
+#ifndef POSTERN_TOTP_CONFIG_H
+#define POSTERN_TOTP_CONFIG_H
+
+#define TOTP_PATH_MAX 4096
+
+struct totp_config {
+	char store[TOTP_PATH_MAX];      /* <state>/totp, or -S */
+	char incoming_buf[TOTP_PATH_MAX];
+	const char *incoming;           /* paths.incoming, NULL when the config has none */
+};
+
+/*
+ * config: the -C file, or NULL for POSTERN_CONFIG_FILE when it exists and
+ * the compiled-in POSTERN_STATEDIR when it does not. store_override: -S.
+ * Prints the error and returns non-zero on failure.
+ */
+int totp_config_load(const char *config, const char *store_override, struct totp_config *out);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * postern-totp enroll and recovery-codes: the only places a secret or a
+ * recovery code is created and the only time either is shown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <liboath/oath.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "safefile.h"
+#include "text.h"
+#include "totp_admin.h"
+#include "totp_qr.h"
+#include "totp_store.h"
+#include "totp_verify.h"
+
+#define ISSUER_MAX 64
+#define VERIFY_ATTEMPTS 3
+#define KEYFILE_MAX (64 * 1024)
+
+struct enroll {
+	const char *user;
+	unsigned uid;
+	unsigned gid;
+	const char *issuer;
+	bool no_verify;
+	bool force;
+	bool uri_only;
+	struct ssh_keys keys;
+	struct totp_record rec;
+	char codes[RECOVERY_CODES][24];
+};
+
+static const char recovery_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+
+int recovery_codes_new(struct totp_record *r, char codes[][24], size_t n, struct pst_err *e)
+{
+	unsigned char rnd[16];
+	size_t i;
+	size_t j;
+	size_t o;
+
+	for (i = 0; i < n && i < TOTP_RECOVERY_MAX; i++) {
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return pst_fail(e, EIO, "getrandom failed");
+		for (j = 0, o = 0; j < sizeof(rnd); j++) {
+			if (j > 0 && j % 4 == 0)
+				codes[i][o++] = '-';
+			codes[i][o++] = recovery_alphabet[rnd[j] & 31];
+		}
+		codes[i][o] = '\0';
+		if (recovery_hash(codes[i], r->recovery[i], TOTP_HASH_MAX) < 0)
+			return pst_fail(e, EIO, "yescrypt hashing failed");
+	}
+	explicit_bzero(rnd, sizeof(rnd));
+	r->nrecovery = i;
+	return 0;
+}
+
+void recovery_codes_print(char codes[][24], size_t n)
+{
+	size_t i;
+
+	printf("Recovery codes (each works once; they are shown only now, keep them offline):\n");
+	for (i = 0; i < n; i++)
+		printf("  %s\n", codes[i]);
+}
+
+static int load_key_file(struct enroll *en, const char *path)
+{
+	static const struct sf_rule pubkey_rule = {
+		.type = S_IFREG, .uid = SF_ANY_UID, .gid = SF_ANY_GID, .forbid = 0,
+		.max_size = KEYFILE_MAX,
+	};
+	struct pst_err e = { "" };
+	char *text = NULL;
+	int fd;
+	int rc;
+
+	/* O_NONBLOCK: a FIFO planted at path must not hang the tool. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return admin_fail("--bind-key %s: cannot open: %s", path, strerror(errno));
+	rc = sf_check_fd(fd, &pubkey_rule, path, NULL, &e);
+	if (rc == 0)
+		rc = sf_read_all(fd, KEYFILE_MAX, &text, NULL, &e);
+	close(fd);
+	if (rc == 0) {
+		rc = ssh_pubkey_text_keys(text, &en->keys, &e);
+		free(text);
+	}
+	if (rc < 0)
+		return admin_fail("--bind-key %s: %s", path, e.msg);
+	return 0;
+}
+
+static int parse_options(struct enroll *en, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "algorithm", required_argument, NULL, 'a' },
+		{ "digits", required_argument, NULL, 'd' },
+		{ "issuer", required_argument, NULL, 'i' },
+		{ "bind-key", required_argument, NULL, 'k' },
+		{ "no-verify", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'a' && !totp_alg_parse(optarg, &en->rec.alg))
+			return admin_fail("enroll: --algorithm must be SHA1, SHA256 or SHA512");
+		if (c == 'd' && strcmp(optarg, "6") != 0 && strcmp(optarg, "8") != 0)
+			return admin_fail("enroll: --digits must be 6 or 8");
+		if (c == 'd')
+			en->rec.digits = (unsigned)atoi(optarg);
+		if (c == 'i')
+			en->issuer = optarg;
+		if (c == 'k' && load_key_file(en, optarg) != 0)
+			return 1;
+		if (c == 'n')
+			en->no_verify = true;
+		if (c == 'f')
+			en->force = true;
+		if (c == 'F' && strcmp(optarg, "text") != 0 && strcmp(optarg, "uri") != 0)
+			return admin_fail("enroll: --format must be text or uri");
+		if (c == 'F')
+			en->uri_only = strcmp(optarg, "uri") == 0;
+		if (c == '?')
+			return admin_fail("enroll: see " PROG " --help");
+	}
+	if (optind != argc - 1)
+		return admin_fail("enroll: expected one USER after the options");
+	en->user = argv[optind];
+	if (strlen(en->issuer) == 0 || strlen(en->issuer) > ISSUER_MAX ||
+	    !utf8_valid(en->issuer, strlen(en->issuer)) || strpbrk(en->issuer, ":\n\r\t") != NULL)
+		return admin_fail("enroll: --issuer must be 1 to %d bytes of UTF-8 without ':' or control characters",
+				  ISSUER_MAX);
+	return 0;
+}
+
+static void uri_encode(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~')
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
+	}
+}
+
+/* otpauth://totp/ISSUER:USER?secret=...&issuer=...&algorithm=...&digits=...&period=... */
+static int print_uri(FILE *f, const struct enroll *en)
+{
+	char *b32 = NULL;
+	size_t len = 0;
+
+	if (oath_base32_encode((const char *)en->rec.secret, en->rec.secret_len, &b32, &len) != OATH_OK)
+		return -ENOMEM;
+	while (len > 0 && b32[len - 1] == '=')
+		b32[--len] = '\0';
+	fputs("otpauth://totp/", f);
+	uri_encode(f, en->issuer);
+	fputc(':', f);
+	uri_encode(f, en->user);
+	fprintf(f, "?secret=%s&issuer=", b32);
+	uri_encode(f, en->issuer);
+	fprintf(f, "&algorithm=%s&digits=%u&period=%u\n", totp_alg_name(en->rec.alg),
+		en->rec.digits, en->rec.period);
+	explicit_bzero(b32, len);
+	free(b32);
+	return 0;
+}
+
+static int show(struct enroll *en)
+{
+	char *uri = NULL;
+	size_t urilen = 0;
+	FILE *mem;
+	int rc;
+
+	if (en->uri_only)
+		return print_uri(stdout, en) < 0 ? admin_fail("enroll: cannot encode the secret") : 0;
+	mem = open_memstream(&uri, &urilen);
+	if (mem == NULL || print_uri(mem, en) < 0 || fclose(mem) != 0)
+		return admin_fail("enroll: cannot build the otpauth URI");
+	printf("Enrolling %s: %s, %u digits, every %u seconds. Scan this with the app:\n",
+	       en->user, totp_alg_name(en->rec.alg), en->rec.digits, en->rec.period);
+	uri[urilen - 1] = '\0';
+	rc = qr_print(stdout, uri);
+	printf("or enter this URI:\n%s\n", uri);
+	explicit_bzero(uri, urilen);
+	free(uri);
+	if (rc < 0)
+		return admin_fail("enroll: cannot draw the QR code: %s", strerror(-rc));
+	recovery_codes_print(en->codes, en->rec.nrecovery);
+	return 0;
+}
+
+/* The record only counts once the app has shown it can make codes. */
+static int verify_app(struct enroll *en)
+{
+	const struct totp_policy policy = { .window = 1, .max_failures = 1000, .lockout = 1 };
+	struct totp_outcome out;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int attempt;
+	enum totp_verdict v = TOTP_REJECT_BAD_CODE;
+
+	for (attempt = 0; attempt < VERIFY_ATTEMPTS && v != TOTP_ACCEPT_CODE; attempt++) {
+		fputs("Code shown by the app: ", stderr);
+		fflush(stdout);
+		n = getline(&line, &cap, stdin);
+		if (n <= 0)
+			break;
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		v = totp_verify(&en->rec, line, time(NULL), &policy, &out);
+		explicit_bzero(line, cap);
+		if (v != TOTP_ACCEPT_CODE)
+			fputs("That code does not match.\n", stderr);
+	}
+	free(line);
+	en->rec.failures = 0;
+	en->rec.last_success = 0;
+	if (v != TOTP_ACCEPT_CODE)
+		return admin_fail("enroll: %s: no matching code from the app; nothing was written (check the device clock, then enroll again)",
+				  en->user);
+	return 0;
+}
+
+/* <incoming>/<user>/: the user's own upload dir, 0700, made once. */
+static int incoming_dir(struct admin *a, const struct enroll *en)
+{
+	static const struct sf_rule parent_rule = {
+		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
+	};
+	struct sf_rule own_rule = {
+		.type = S_IFDIR, .uid = en->uid, .gid = SF_ANY_GID, .forbid = 077, .max_size = 0,
+	};
+	struct pst_err e = { "" };
+	bool made;
+	int pfd;
+	int fd;
+
+	pfd = sf_open_dir_path(a->incoming, &parent_rule, SF_TRUSTED_PATH, &e);
+	if (pfd < 0)
+		return admin_fail("enroll: incoming: %s", e.msg);
+	made = mkdirat(pfd, en->user, 0700) == 0;
+	if (!made && errno != EEXIST) {
+		close(pfd);
+		return admin_fail("enroll: %s/%s: cannot create: %s", a->incoming, en->user, strerror(errno));
+	}
+	fd = sf_openat(pfd, en->user, O_RDONLY | O_DIRECTORY, made ? NULL : &own_rule, NULL, &e);
+	close(pfd);
+	if (fd < 0)
+		return admin_fail("enroll: %s/%s: %s", a->incoming, en->user, e.msg);
+	if (made && (fchown(fd, en->uid, en->gid) != 0 || fchmod(fd, 0700) != 0)) {
+		close(fd);
+		return admin_fail("enroll: %s/%s: cannot give it to %s: %s", a->incoming, en->user,
+				  en->user, strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+static int store_record(struct admin *a, struct enroll *en, bool *replaced)
+{
+	struct pst_err e = { "" };
+	char kept[256] = "";
+	int fd;
+	int rc;
+
+	fd = totp_store_lock(a->storefd, en->user, &e);
+	if (fd < 0 && fd != -ENOENT)
+		return admin_fail("enroll: %s/%s: %s", a->store_path, en->user, e.msg);
+	*replaced = fd >= 0;
+	if (fd >= 0 && !en->force) {
+		close(fd);
+		return admin_fail("enroll: %s: already enrolled (use --force to replace; the old record is kept)",
+				  en->user);
+	}
+	rc = 0;
+	if (fd >= 0)
+		rc = totp_store_set_aside(a->storefd, en->user, "replaced", false, kept, sizeof(kept), &e);
+	if (rc == 0)
+		rc = totp_store_write(a->storefd, en->user, &en->rec, &e);
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		return admin_fail("enroll: %s: %s", en->user, e.msg);
+	if (*replaced)
+		printf("%s: the previous record is kept in %s/%s\n", en->user, a->store_path, kept);
+	return 0;
+}
+
+static int new_record(struct enroll *en)
+{
+	struct pst_err e = { "" };
+	size_t i;
+
+	en->rec.period = 30;
+	en->rec.created = time(NULL);
+	en->rec.secret_len = totp_alg_secret_len(en->rec.alg);
+	if (getrandom(en->rec.secret, en->rec.secret_len, 0) != (ssize_t)en->rec.secret_len)
+		return admin_fail("enroll: getrandom failed: %s", strerror(errno));
+	for (i = 0; i < en->keys.n; i++)
+		memcpy(en->rec.keys[i], en->keys.fpr[i], TOTP_FPR_MAX);
+	en->rec.nkeys = en->keys.n;
+	/* --format uri is for scripts: no codes nobody would see. */
+	if (!en->uri_only && recovery_codes_new(&en->rec, en->codes, RECOVERY_CODES, &e) < 0)
+		return admin_fail("enroll: %s", e.msg);
+	return 0;
+}
+
+static int enroll_user(struct admin *a, struct enroll *en)
+{
+	struct audit_session s;
+	char nkeys[8];
+	bool replaced = false;
+
+	if (!name_is_user(en->user))
+		return admin_fail("enroll: '%s' is not a valid user name", en->user);
+	if (!admin_user_exists(en->user, &en->uid, &en->gid))
+		return admin_fail("enroll: %s: no such user (create the account first)", en->user);
+	if (!en->force && faccessat(a->storefd, en->user, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return admin_fail("enroll: %s: already enrolled (use --force to replace; the old record is kept)",
+				  en->user);
+	if (new_record(en) != 0 || show(en) != 0)
+		return 1;
+	fflush(stdout);
+	if (!en->no_verify && verify_app(en) != 0)
+		return 1;
+	if (a->incoming != NULL && incoming_dir(a, en) != 0)
+		return 1;
+	if (store_record(a, en, &replaced) != 0)
+		return 1;
+	snprintf(nkeys, sizeof(nkeys), "%zu", en->rec.nkeys);
+	admin_session(en->user, &s);
+	audit_emit(LOG_INFO, "totp_enroll", &s, "admin", a->name, "algorithm",
+		   totp_alg_name(en->rec.alg), "digits", en->rec.digits == 8 ? "8" : "6",
+		   "keys", nkeys, "replaced", replaced ? "yes" : "no", "source", "enroll", NULL);
+	if (!en->uri_only)
+		printf("%s: enrolled\n", en->user);
+	return 0;
+}
+
+int cmd_enroll(struct admin *a, int argc, char **argv)
+{
+	struct enroll *en = calloc(1, sizeof(*en));
+	int rc;
+
+	if (en == NULL)
+		return admin_fail("out of memory");
+	totp_record_wipe(&en->rec);
+	en->issuer = "postern";
+	rc = parse_options(en, argc, argv);
+	if (rc == 0)
+		rc = enroll_user(a, en);
+	totp_record_wipe(&en->rec);
+	explicit_bzero(en, sizeof(*en));
+	free(en);
+	return rc;
+}
+
+int cmd_recovery_codes(struct admin *a, int argc, char **argv)
+{
+	char codes[RECOVERY_CODES][24];
+	struct audit_session s;
+	struct totp_record r;
+	struct pst_err e = { "" };
+	int fd = -1;
+	int rc;
+
+	if (argc != 2 || !name_is_user(argv[1]))
+		return admin_fail("recovery-codes: expected one valid USER");
+	rc = totp_store_read(a->storefd, argv[1], true, &fd, &r, &e);
+	if (rc == -ENOENT)
+		return admin_fail("recovery-codes: %s: not enrolled", argv[1]);
+	if (rc < 0)
+		return admin_fail("recovery-codes: %s/%s: %s", a->store_path, argv[1], e.msg);
+	rc = recovery_codes_new(&r, codes, RECOVERY_CODES, &e);
+	if (rc == 0)
+		rc = totp_store_write(a->storefd, argv[1], &r, &e);
+	close(fd);
+	totp_record_wipe(&r);
+	if (rc < 0)
+		return admin_fail("recovery-codes: %s: old codes kept: %s", argv[1], e.msg);
+	recovery_codes_print(codes, RECOVERY_CODES);
+	explicit_bzero(codes, sizeof(codes));
+	admin_session(argv[1], &s);
+	audit_emit(LOG_INFO, "totp_recovery_reset", &s, "admin", a->name, "count", "10", NULL);
+	return 0;
+}

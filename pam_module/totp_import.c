@@ -1,0 +1,170 @@
+/*
+ * postern-totp import-oath: move pam_oath users (usersfile lines
+ * "HOTP/T30[/D] USER PASSWORD HEXSECRET ...") into the store, one record
+ * each. Lines it cannot convert faithfully are reported, never guessed at.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liboath/oath.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "safefile.h"
+#include "text.h"
+#include "totp_admin.h"
+#include "totp_store.h"
+
+#define USERSFILE_MAX (16 * 1024 * 1024)
+#define FIELDS_MAX 6
+
+struct import_line {
+	const char *file;
+	unsigned no;
+	char *field[FIELDS_MAX];
+	size_t nfields;
+};
+
+static void split_fields(char *line, struct import_line *l)
+{
+	char *save = NULL;
+	char *tok;
+
+	l->nfields = 0;
+	for (tok = strtok_r(line, " \t\r", &save); tok != NULL && l->nfields < FIELDS_MAX;
+	     tok = strtok_r(NULL, " \t\r", &save))
+		l->field[l->nfields++] = tok;
+}
+
+/* "HOTP/T30", "HOTP/T60/8": the period and digits, or a reason to skip. */
+static const char *parse_type(const char *type, unsigned *period, unsigned *digits)
+{
+	if (strcmp(type, "HOTP") == 0 || strncmp(type, "HOTP/E", 6) == 0)
+		return "event-based HOTP cannot become TOTP (only HOTP/T30 and HOTP/T60 lines)";
+	if (strncmp(type, "HOTP/T30", 8) == 0)
+		*period = 30;
+	else if (strncmp(type, "HOTP/T60", 8) == 0)
+		*period = 60;
+	else
+		return "unsupported type (only HOTP/T30 and HOTP/T60 lines)";
+	if (type[8] == '\0' || strcmp(type + 8, "/6") == 0)
+		*digits = 6;
+	else if (strcmp(type + 8, "/8") == 0)
+		*digits = 8;
+	else
+		return "unsupported digit count (postern codes have 6 or 8 digits)";
+	return NULL;
+}
+
+static const char *line_to_record(struct import_line *l, struct totp_record *r)
+{
+	size_t len = TOTP_SECRET_MAX;
+	const char *why;
+
+	if (l->nfields < 4)
+		return "expected TYPE USER PASSWORD SECRET";
+	why = parse_type(l->field[0], &r->period, &r->digits);
+	if (why != NULL)
+		return why;
+	if (!name_is_user(l->field[1]))
+		return "not a valid user name";
+	if (strcmp(l->field[2], "-") != 0 && strcmp(l->field[2], "+") != 0)
+		return "has a password/PIN field; postern codes have none (remove it first)";
+	if (strlen(l->field[3]) > 2 * TOTP_SECRET_MAX ||
+	    oath_hex2bin(l->field[3], (char *)r->secret, &len) != OATH_OK)
+		return "secret is not hexadecimal or is too long";
+	if (len < TOTP_SECRET_MIN)
+		return "secret is shorter than 80 bits";
+	r->secret_len = len;
+	r->alg = TOTP_SHA1;
+	r->created = time(NULL);
+	return NULL;
+}
+
+static const char *import_one(struct admin *a, struct import_line *l, struct pst_err *e)
+{
+	struct audit_session s;
+	struct totp_record r;
+	const char *why;
+
+	totp_record_wipe(&r);
+	why = line_to_record(l, &r);
+	if (why == NULL && !admin_user_exists(l->field[1], NULL, NULL))
+		why = "no such user (create the account first)";
+	if (why == NULL && faccessat(a->storefd, l->field[1], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		why = "already enrolled (revoke first to replace)";
+	if (why == NULL && totp_store_write(a->storefd, l->field[1], &r, e) < 0)
+		why = e->msg;
+	if (why == NULL) {
+		admin_session(l->field[1], &s);
+		audit_emit(LOG_INFO, "totp_enroll", &s, "admin", a->name, "algorithm", "SHA1",
+			   "digits", r.digits == 8 ? "8" : "6", "keys", "0", "replaced", "no",
+			   "source", "import-oath", NULL);
+		printf("%s:%u: %s: imported (SHA1, %u digits, every %u seconds, no recovery codes)\n",
+		       l->file, l->no, l->field[1], r.digits, r.period);
+	}
+	totp_record_wipe(&r);
+	return why;
+}
+
+static int import_text(struct admin *a, const char *file, char *text)
+{
+	struct import_line l = { .file = file, .no = 0 };
+	struct pst_err e = { "" };
+	char *next;
+	char *line;
+	const char *why;
+	unsigned skipped = 0;
+
+	for (line = text; line != NULL; line = next) {
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		l.no++;
+		split_fields(line, &l);
+		if (l.nfields == 0 || l.field[0][0] == '#')
+			continue;
+		why = import_one(a, &l, &e);
+		if (why != NULL) {
+			fprintf(stderr, PROG ": %s:%u: skipped: %s\n", file, l.no, why);
+			skipped++;
+		}
+		explicit_bzero(line, strlen(line));
+	}
+	if (skipped > 0)
+		return admin_fail("import-oath: %s: %u line(s) skipped (see above); the others were imported",
+				  file, skipped);
+	return 0;
+}
+
+int cmd_import_oath(struct admin *a, int argc, char **argv)
+{
+	static const struct sf_rule file_rule = {
+		.type = S_IFREG, .uid = SF_ANY_UID, .gid = SF_ANY_GID, .forbid = 0,
+		.max_size = USERSFILE_MAX,
+	};
+	struct pst_err e = { "" };
+	char *text = NULL;
+	size_t len = 0;
+	int fd;
+	int rc;
+
+	if (argc != 2)
+		return admin_fail("import-oath: expected one USERSFILE");
+	fd = open(argv[1], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return admin_fail("import-oath: %s: cannot open: %s", argv[1], strerror(errno));
+	rc = sf_check_fd(fd, &file_rule, argv[1], NULL, &e);
+	if (rc == 0)
+		rc = sf_read_all(fd, USERSFILE_MAX, &text, &len, &e);
+	close(fd);
+	if (rc < 0)
+		return admin_fail("import-oath: %s: %s", argv[1], e.msg);
+	rc = import_text(a, argv[1], text);
+	explicit_bzero(text, len);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,47 @@
+# Shared by the PAM test scripts: TAP helpers, a root-trusted scratch dir
+# (SF_TRUSTED_PATH refuses /tmp), pam_wrapper service files and a harness
+# run that captures the audit records of exactly that run.
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+finish() { echo "1..$n"; exit "$failed"; }
+
+# A scratch dir under /run: root-owned all the way up, unlike /tmp.
+scratch_new() {
+	T=$(mktemp -d /run/postern-test-pam-XXXXXX)
+	chmod 0755 "$T"
+	mkdir -m 0755 "$T/svc"
+	echo "auth required pam_deny.so" >"$T/svc/other"
+}
+
+# service NAME MODULE-OPTIONS... [-- EXTRA STACK LINES]
+service() {
+	local name=$1; shift
+	echo "auth required $MODULE $*" >"$T/svc/$name"
+}
+
+# auth SERVICE USER CODE [SSH_AUTH_INFO_0]: sets $result, $prompted, $log.
+auth() {
+	log=$T/log.$((n + 1)).$RANDOM
+	local out
+	out=$("$CAPTURE" "$log" -- env PAM_WRAPPER=1 PAM_WRAPPER_USE_SYSLOG=1 \
+		PAM_WRAPPER_SERVICE_DIR="$T/svc" LD_PRELOAD="$PAM_WRAPPER_LIB" \
+		"$HARNESS" "$@")
+	result=$(echo "$out" | sed -n 's/.*result=\([A-Z_]*\).*/\1/p')
+	prompted=$(echo "$out" | sed -n 's/.*prompted=\([0-9]*\).*/\1/p')
+	touch "$log"
+}
+
+# logged EVENT KEY=VALUE...: the last run wrote that record with those fields.
+logged() {
+	local ev=$1 line; shift
+	line=$(grep "pam_postern(.*): event=$ev " "$log") || return 1
+	for kv in "$@"; do
+		case " $line " in *" $kv "*) ;; *) echo "# missing $kv in: $line" >&2; return 1 ;; esac
+	done
+}
+
+secret_of() { sed -n 's/^secret //p' "$1"; }
+field_of() { sed -n "s/^$2 //p" "$1"; }

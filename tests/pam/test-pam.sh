@@ -1,0 +1,128 @@
+#!/bin/bash
+# pam_postern.so under pam_wrapper with real records written by postern-totp:
+# each case asserts the PAM answer, whether the prompt was shown, the audit
+# record, and what the store looks like afterwards.
+# Args: MODULE HARNESS POSTERN_TOTP SYSLOG_CAPTURE PRIVATE_ETC PAM_WRAPPER_LIB
+set -u
+MODULE=$1 HARNESS=$2 TOTP=$3 CAPTURE=$4 PRIVATE_ETC=$5 PAM_WRAPPER_LIB=$6
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (root-owned store, users, private /etc)"
+	exit 0
+fi
+if [ -z "${PTPAM_INSIDE:-}" ]; then
+	PTPAM_INSIDE=1 exec "$PRIVATE_ETC" "$BASH" "$0" "$@"
+fi
+. "$here/lib.sh"
+scratch_new
+trap 'rm -rf "$T"' EXIT
+for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do useradd -M -N "$u"; done
+
+KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
+FPR_A="SHA256:+a5W+os5Q50s5Xf8hZ9lqvA59535ggFeZ3lx4O46I30"
+KEY_B="publickey ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDpVSZ/pgxKVpLg5HCX0qHg2UEdimWbLq3E2ViK7cetOc3S5OeGB3FW64TTyifueWkVF58mH/7thpj5VqGutxVKfUXpzHSTTFuZEyFA81OEMQkScO5PSIDaMeZX39Lhx7d3TQvUWqOuat+o0Zao9kMUchFJiDNAd3RHRiIF5VlNE0+gYJAx4F54SDmBcOtoFZr5S4uWqQ8cran0SOIF+1KNaRLQGm5R8koq5ssy9YxCIe8aKmBtUwDDx6B2YQ/Oo950oWJgWmuASLk6/wGPo9AaRmo6MnRLZGskRW8cF4hKbRNRDxoft8k5Pd3OfkKuf14UudGnrNeAXjdmLhWTCdmX"
+S=$T/state/totp
+mkdir -m 0755 "$T/state"
+service ptpam "store=$S"
+service ptpam-lock "store=$S max_failures=3 lockout=600"
+service ptpam-nullok "store=$S nullok"
+echo "auth required pam_permit.so" >>"$T/svc/ptpam-nullok"
+service ptpam-badopt "store=$S bogus=1"
+totp() { "$TOTP" -S "$S" "$@"; }
+code_of() { oathtool --totp -b "$(secret_of "$S/$1")"; }
+
+# --- right code, replay, wrong code
+totp enroll --no-verify ptpam1 >"$T/enroll1.out"
+check "enroll writes a root 0600 record" test "$(stat -c %U:%G:%a "$S/ptpam1")" = root:root:600
+code=$(code_of ptpam1)
+auth ptpam ptpam1 "$code" "$KEY_A"
+check "right code: PAM_SUCCESS after one prompt" test "$result/$prompted" = PAM_SUCCESS/1
+check "right code: login_ok with method, key, rhost" logged login_ok user=ptpam1 method=totp "key=$FPR_A" rhost=192.0.2.7 from=192.0.2.7 port=50122
+check "right code: the accepted step is recorded" test "$(field_of "$S/ptpam1" last_step)" != 0
+check "no code in the log" bash -c "! grep -q -- '$code' '$log'"
+auth ptpam ptpam1 "$code" "$KEY_A"
+check "replay of the same code: PAM_AUTH_ERR" test "$result" = PAM_AUTH_ERR
+check "replay: login_fail reason=replay" logged login_fail reason=replay failures=1
+auth ptpam ptpam1 "$(printf %06d $(( (10#$code + 1) % 1000000 )))" "$KEY_A"
+check "wrong code: PAM_AUTH_ERR" test "$result" = PAM_AUTH_ERR
+check "wrong code (or malformed): counted" test "$(field_of "$S/ptpam1" failures)" = 2
+auth ptpam ptpam1 "12345" "$KEY_A"
+check "short code: bad_input" logged login_fail reason=bad_input
+
+# --- concurrent replay: N logins with the same code, exactly one gets in
+totp enroll --no-verify ptpam2 >/dev/null
+code=$(code_of ptpam2)
+for i in 1 2 3 4 5 6 7 8; do
+	( env PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$T/svc" LD_PRELOAD="$PAM_WRAPPER_LIB" \
+		"$HARNESS" ptpam ptpam2 "$code" "$KEY_A" >"$T/conc.$i" ) &
+done
+wait
+check "8 concurrent logins with one code: exactly one success" \
+	test "$(cat "$T"/conc.* | grep -c result=PAM_SUCCESS)" = 1
+check "concurrent logins: the other 7 refused" \
+	test "$(cat "$T"/conc.* | grep -c result=PAM_AUTH_ERR)" = 7
+
+# --- lockout, then unlock
+totp enroll --no-verify ptpam3 >/dev/null
+for i in 1 2 3; do auth ptpam-lock ptpam3 000000 "$KEY_A"; done
+check "third failure starts a lockout (audited)" logged lockout user=ptpam3 failures=3
+check "lockout: locked_until set" test "$(field_of "$S/ptpam3" locked_until)" -gt "$(date +%s)"
+code=$(code_of ptpam3)
+auth ptpam-lock ptpam3 "$code" "$KEY_A"
+check "locked: even the right code fails, after the prompt" test "$result/$prompted" = PAM_AUTH_ERR/1
+check "locked: logged as reason=locked" logged login_fail reason=locked
+check "status shows the lockout" bash -c "'$TOTP' -S '$S' status ptpam3 | grep -q 'locked until: 2'"
+"$CAPTURE" "$T/unlock.log" -- "$TOTP" -S "$S" unlock ptpam3 >/dev/null
+check "unlock is audited" grep -q "event=totp_unlock user=ptpam3 .*admin=" "$T/unlock.log"
+auth ptpam-lock ptpam3 "$(code_of ptpam3)" "$KEY_A"
+check "after unlock the right code works" test "$result" = PAM_SUCCESS
+
+# --- key step
+auth ptpam ptpam1 "$(code_of ptpam1)"
+check "no SSH_AUTH_INFO_0: refused without a prompt" test "$result/$prompted" = PAM_AUTH_ERR/0
+check "no SSH_AUTH_INFO_0: reason=no_key_step" logged login_fail reason=no_key_step
+auth ptpam ptpam1 "$(code_of ptpam1)" "password"
+check "SSH_AUTH_INFO_0 without publickey: refused, no prompt" test "$result/$prompted" = PAM_AUTH_ERR/0
+echo "${KEY_A#publickey } me@host" >"$T/a.pub"
+totp enroll --no-verify --bind-key "$T/a.pub" ptpam4 >/dev/null
+check "bound key stored as fingerprint" grep -qx "key $FPR_A" "$S/ptpam4"
+before=$(sha256sum <"$S/ptpam4")
+auth ptpam ptpam4 "$(code_of ptpam4)" "$KEY_B"
+check "other key than the bound one: refused without a prompt" test "$result/$prompted" = PAM_AUTH_ERR/0
+check "key mismatch: reason=key_not_bound" logged login_fail reason=key_not_bound
+check "key mismatch: record untouched" test "$(sha256sum <"$S/ptpam4")" = "$before"
+auth ptpam ptpam4 "$(code_of ptpam4)" "$KEY_B
+$KEY_A"
+check "bound key among several publickey steps: accepted" test "$result" = PAM_SUCCESS
+
+# --- unenrolled users
+auth ptpam ptpam5 123456 "$KEY_A"
+check "unenrolled without nullok: refused, no prompt" test "$result/$prompted" = PAM_AUTH_ERR/0
+check "unenrolled: reason=not_enrolled" logged login_fail reason=not_enrolled
+auth ptpam-nullok ptpam5 123456 "$KEY_A"
+check "unenrolled with nullok: PAM_IGNORE (the next module decides)" test "$result/$prompted" = PAM_SUCCESS/0
+check "nullok skip is audited" logged login_skip reason=not_enrolled
+auth ptpam-nullok ptpam1 000000 "$KEY_A"
+check "nullok does not help an enrolled user with a wrong code" test "$result" = PAM_AUTH_ERR
+check "nothing was created for the unenrolled user" test ! -e "$S/ptpam5"
+
+# --- unknown option
+auth ptpam-badopt ptpam1 "$(code_of ptpam1)" "$KEY_A"
+check "unknown option: PAM_SERVICE_ERR, no prompt" test "$result/$prompted" = PAM_SERVICE_ERR/0
+check "unknown option: logged" logged login_fail reason=config
+
+# --- recovery codes: each once
+totp enroll --no-verify ptpam6 >"$T/enroll6.out"
+rc1=$(sed -n 's/^  \([a-z2-7]\{4\}-[a-z2-7-]*\)$/\1/p' "$T/enroll6.out" | head -1)
+check "enroll printed 10 recovery codes" test "$(grep -c '^  [a-z2-7]\{4\}-' "$T/enroll6.out")" = 10
+check "recovery codes are stored hashed" bash -c "! grep -q '$rc1' '$S/ptpam6' && test \$(grep -c '^recovery \\\$y\\\$' '$S/ptpam6') = 10"
+auth ptpam ptpam6 "$rc1" "$KEY_A"
+check "recovery code: PAM_SUCCESS" test "$result" = PAM_SUCCESS
+check "recovery code: login_ok method=recovery" logged login_ok method=recovery
+check "recovery code: one fewer left" test "$(grep -c '^recovery ' "$S/ptpam6")" = 9
+check "recovery code not logged" bash -c "! grep -q '$rc1' '$log'"
+auth ptpam ptpam6 "$rc1" "$KEY_A"
+check "recovery code a second time: refused" test "$result" = PAM_AUTH_ERR
+
+. "$here/store-cases.sh"
+finish
