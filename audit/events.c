@@ -9,6 +9,7 @@
 static const struct event_info events[] = {
 	{ "login_ok", EMIT_PAM },
 	{ "login_fail", EMIT_PAM },
+	{ "login_skip", EMIT_PAM },
 	{ "lockout", EMIT_PAM },
 	{ "command_allow", EMIT_SHELL },
 	{ "command_deny", EMIT_SHELL },

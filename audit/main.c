@@ -23,13 +23,14 @@
 
 enum exit_code {
 	EXIT_OK = 0,
-	EXIT_FAILURE_ = 1,
+	EXIT_ERROR = 1,
 	EXIT_SUSPICIOUS = 2,
 };
 
 enum long_only {
 	OPT_SINCE = 256, OPT_UNTIL, OPT_YEAR, OPT_FROM, OPT_JSON, OPT_CSV,
 	OPT_DAEMON_UID, OPT_SHELL_EXE, OPT_INPUT, OPT_LIST_EVENTS, OPT_VERSION,
+	OPT_FORMAT,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
 	{ "year", required_argument, NULL, OPT_YEAR },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "daemon-uid", required_argument, NULL, OPT_DAEMON_UID },
 	{ "shell-exe", required_argument, NULL, OPT_SHELL_EXE },
@@ -73,6 +75,7 @@ static void usage(FILE *out)
 	      "      --year Y     year of traditional syslog lines, which have none\n"
 	      "                   (default: this year, or last year for a future date)\n"
 	      "      --json       JSON lines;  --csv  CSV (RFC 4180)\n"
+	      "      --format F   table (default), json or csv\n"
 	      "      --input FMT  auto (default), syslog or journal\n"
 	      "      --daemon-uid UID  uid of postern-installd (default: user postern)\n"
 	      "      --shell-exe PATH  where postern-shell is installed (default " POSTERN_SHELL_EXE ")\n"
@@ -103,7 +106,7 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 static int die_usage(const char *what, const char *arg)
 {
 	fprintf(stderr, PROG ": %s \"%s\" (see " PROG " --help)\n", what, arg);
-	return EXIT_FAILURE_;
+	return EXIT_ERROR;
 }
 
 static int list_events(void)
@@ -176,6 +179,16 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 	case OPT_CSV:
 		*fmt = OUT_CSV;
 		return EXIT_OK;
+	case OPT_FORMAT:
+		if (strcmp(optarg, "table") == 0)
+			*fmt = OUT_TABLE;
+		else if (strcmp(optarg, "json") == 0)
+			*fmt = OUT_JSON;
+		else if (strcmp(optarg, "csv") == 0)
+			*fmt = OUT_CSV;
+		else
+			return die_usage("--format is table, json or csv, not", optarg);
+		return EXIT_OK;
 	case OPT_INPUT:
 		if (strcmp(optarg, "auto") == 0)
 			in->format = INPUT_AUTO;
@@ -201,7 +214,7 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		return EXIT_OK;
 	default:
 		usage(stderr);
-		return EXIT_FAILURE_;
+		return EXIT_ERROR;
 	}
 }
 
@@ -237,7 +250,7 @@ static int run(const char *command, struct query *q, const struct input_options 
 	if (rc == -ENOMEM)
 		fprintf(stderr, PROG ": out of memory\n");
 	if (rc != 0 || fflush(stdout) != 0 || ferror(stdout))
-		return EXIT_FAILURE_;
+		return EXIT_ERROR;
 	return stats.suspicious > 0 ? EXIT_SUSPICIOUS : EXIT_OK;
 }
 
