@@ -262,6 +262,8 @@ int main(int argc, char **argv)
 	const char *command = NULL;
 	int opt, rc;
 
+	/* One write per suspicious-line report, not one per character. */
+	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
 	default_options(&in);
 	while ((opt = getopt_long(argc, argv, "u:m:e:qh", long_options, NULL)) != -1) {
 		if (opt == 'h') {
