@@ -126,6 +126,18 @@ run_case "ForceCommand: a hostile SSH_ORIGINAL_COMMAND is refused" 1 "unquoted '
 expect_record "$PORT" "event=command_deny .* mode=forced reason=\"refused: unquoted ';'"
 run_case "ForceCommand without a command: allowed commands listed" 1 "no command given" -- "$SH"
 
+# What sshd really runs for ForceCommand: the user's shell, here dash, with
+# -c naming postern-shell.
+PORT=$((PORT + 1))
+out=$(as_user "SSH_CONNECTION=$SHELL_CONN_HOST $PORT 192.0.2.1 22" "SSH_ORIGINAL_COMMAND=help" \
+	-- /bin/sh -c "$SH" 2>&1)
+check "ForceCommand through /bin/sh -c: SSH_ORIGINAL_COMMAND is the command" \
+	grep -q "Allowed commands" <<<"$out"
+expect_record "$PORT" "event=command_allow .* command=help name=help mode=forced"
+run_case "postern-shell as login shell and as ForceCommand: refused (a path)" 1 \
+	"not an allowed command \(commands are named without a path" \
+	"SSH_ORIGINAL_COMMAND=help" -- "$SH" -c "$SH"
+
 # --- the environment ------------------------------------------------------
 cat >"$ROOT/evil.sh" <<EVIL
 touch $CANARY/hit-env
