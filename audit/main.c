@@ -103,9 +103,10 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return errno == 0 && *end == '\0' && *out <= max;
 }
 
-static int die_usage(const char *what, const char *arg)
+/* "postern-audit: WHAT: WHY" for a bad command line. */
+static int die_usage(const char *what, const char *why)
 {
-	fprintf(stderr, PROG ": %s \"%s\" (see " PROG " --help)\n", what, arg);
+	fprintf(stderr, PROG ": %s: %s\n", what, why);
 	return EXIT_ERROR;
 }
 
@@ -133,10 +134,10 @@ static int add_names(struct name_list *list, char *arg, bool are_events)
 	size_t i;
 
 	if (name_list_add(list, arg, &e) != 0)
-		return die_usage(e.msg, arg);
+		return die_usage(arg, e.msg);
 	for (i = 0; are_events && i < list->count; i++) {
 		if (event_find(list->name[i]) == NULL)
-			return die_usage("unknown event (see --list-events)", list->name[i]);
+			return die_usage(list->name[i], "unknown event (" PROG " --list-events shows them)");
 	}
 	return EXIT_OK;
 }
@@ -144,7 +145,7 @@ static int add_names(struct name_list *list, char *arg, bool are_events)
 static int parse_time_option(const char *arg, bool until, int64_t *us, bool *have)
 {
 	if (time_parse_iso(arg, strlen(arg), until, us) != strlen(arg))
-		return die_usage("not an ISO 8601 date or time", arg);
+		return die_usage(arg, "not an ISO 8601 date or time (like 2026-12-03, 2026-12-03T06:30 or 2026-12-03T06:30:00Z)");
 	*have = true;
 	return EXIT_OK;
 }
@@ -169,7 +170,7 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		return parse_time_option(optarg, true, &q->until_us, &q->have_until);
 	case OPT_YEAR:
 		if (!parse_ulong(optarg, 9999, &n) || n < 1970)
-			return die_usage("not a year", optarg);
+			return die_usage(optarg, "--year needs a year from 1970 on");
 		in->rules.years.year = (int)n;
 		in->rules.years.fixed = true;
 		return EXIT_OK;
@@ -187,7 +188,7 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		else if (strcmp(optarg, "csv") == 0)
 			*fmt = OUT_CSV;
 		else
-			return die_usage("--format is table, json or csv, not", optarg);
+			return die_usage(optarg, "--format is table, json or csv");
 		return EXIT_OK;
 	case OPT_INPUT:
 		if (strcmp(optarg, "auto") == 0)
@@ -197,16 +198,16 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		else if (strcmp(optarg, "journal") == 0)
 			in->format = INPUT_JOURNAL;
 		else
-			return die_usage("--input is auto, syslog or journal, not", optarg);
+			return die_usage(optarg, "--input is auto, syslog or journal");
 		return EXIT_OK;
 	case OPT_DAEMON_UID:
 		if (!parse_ulong(optarg, 0xfffffffeUL, &n))
-			return die_usage("not a uid", optarg);
+			return die_usage(optarg, "--daemon-uid needs a number");
 		in->rules.daemon_uid = (long)n;
 		return EXIT_OK;
 	case OPT_SHELL_EXE:
 		if (optarg[0] != '/')
-			return die_usage("--shell-exe needs an absolute path, not", optarg);
+			return die_usage(optarg, "--shell-exe needs an absolute path");
 		in->rules.shell_exe = optarg;
 		return EXIT_OK;
 	case 'q':
@@ -284,7 +285,7 @@ int main(int argc, char **argv)
 	} else if (optind < argc && strcmp(argv[optind], "session") == 0) {
 		command = argv[optind++];
 		if (optind >= argc)
-			return die_usage("session needs an ID, e.g. session", "3f9c0a7e51b2d4c8");
+			return die_usage("session", "needs a session id (the sid field of a record, 16 hex digits)");
 		q.sid = argv[optind++];
 	}
 	return run(command, &q, &in, fmt, argv + optind, argc - optind);

@@ -10,10 +10,10 @@ int name_list_add(struct name_list *list, char *arg, struct pst_err *e)
 	char *name;
 
 	if (arg[0] == '\0' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") != NULL || arg[0] == ',')
-		return pst_fail(e, EINVAL, "\"%s\": empty name in the list", arg);
+		return pst_fail(e, EINVAL, "empty name in the list");
 	for (name = strtok_r(arg, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save)) {
 		if (list->count >= QUERY_LIST_MAX)
-			return pst_fail(e, EINVAL, "more than %d names", QUERY_LIST_MAX);
+			return pst_fail(e, EINVAL, "more than %d names for one option", QUERY_LIST_MAX);
 		list->name[list->count++] = name;
 	}
 	return 0;

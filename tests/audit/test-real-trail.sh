@@ -6,7 +6,7 @@
 # alone and with forged and malformed lines mixed in. No root needed.
 set -u
 audit=$1 src=$2
-work=$(mktemp -d /tmp/postern-audit-real.XXXXXX)
+work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=0 failed=0
 result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
