@@ -303,7 +303,8 @@ static int store_record(struct admin *a, struct enroll *en, bool *replaced)
 	if (rc < 0)
 		return admin_fail("enroll: %s: %s", en->user, e.msg);
 	if (*replaced)
-		printf("%s: the previous record is kept in %s/%s\n", en->user, a->store_path, kept);
+		fprintf(stderr, PROG ": %s: the previous record is kept in %s/%s\n", en->user,
+			a->store_path, kept);
 	return 0;
 }
 
