@@ -116,6 +116,20 @@ push -a "$name" h:
 check "push: a name with UTF-8, spaces and shell characters lands under that exact name" landed "$name"
 expect_record "$PORT" "event=upload_done .* status=ok exit=0 files=\"G"
 
+# The destination name travels in the command line: through rsync's
+# escaping, our tokenizer, our re-escaping for rrsync and rrsync's splitter.
+# U+00A0 is white space to rrsync's (Python) splitter, so it must arrive
+# escaped.
+dest="Dest G\xc3\xb6llnitz\xc2\xa0nbsp; \$(id) 'q' 1.0.tar.xz"
+printf -v dest '%b' "$dest"
+push -a hello-1.0.tar.xz "h:$dest"
+if [ "$STATUS" = 0 ] && [ -f "$MYIN/$dest" ] && cmp -s "$SRC/hello-1.0.tar.xz" "$MYIN/$dest"; then
+	ok "push to a destination name with UTF-8, U+00A0, quotes and shell characters: exact name"
+else
+	not_ok "push to a tricky destination name: status $STATUS: $OUT"
+	ls -la "$MYIN" | sed 's/^/# /'
+fi
+
 echo dash >"$SRC/-rf.tar.xz"
 push -a -- -rf.tar.xz h:
 check "push: a file named -rf.tar.xz lands as a plain file" landed -rf.tar.xz
