@@ -146,14 +146,19 @@ static int check_sender(const struct origin *o, const struct trail_record *r,
 		return pst_fail(why, EINVAL, "journal entry without _UID: sender unknown");
 	if (o->uid == 0 || (rules->daemon_uid >= 0 && o->uid == rules->daemon_uid))
 		return 0;
-	/* postern-shell runs as the maintainer: it may speak for that user only. */
+	/* postern-shell runs as the maintainer: it may speak for that user only.
+	 * journald reads _EXE from /proc after the fact, so it is missing when
+	 * the sender has already exited (the shell logs session_end and exits):
+	 * a missing _EXE is no evidence, a different one is. */
 	if (r->emitter == EMIT_SHELL && rules->uid_of_user != NULL &&
-	    rules->shell_exe != NULL && strcmp(o->exe, rules->shell_exe) == 0 &&
-	    rules->uid_of_user(r->user) == o->uid)
+	    rules->uid_of_user(r->user) == o->uid &&
+	    (o->exe[0] == '\0' || (rules->shell_exe != NULL && strcmp(o->exe, rules->shell_exe) == 0)))
 		return 0;
-	return pst_fail(why, EPERM, "forged: sent by uid %ld (%s), which is neither root, the postern daemon, nor %s running as user \"%s\"",
-			o->uid, o->exe[0] != '\0' ? o->exe : "unknown program",
-			rules->shell_exe != NULL ? rules->shell_exe : "postern-shell", r->user);
+	if (r->emitter == EMIT_SHELL)
+		return pst_fail(why, EPERM, "forged: sent by uid %ld (%s), which is not root, the postern daemon, or the postern-shell of user \"%s\"",
+				o->uid, o->exe[0] != '\0' ? o->exe : "program unknown", r->user);
+	return pst_fail(why, EPERM, "forged: sent by uid %ld (%s), but %s records come only from root or the postern daemon",
+			o->uid, o->exe[0] != '\0' ? o->exe : "program unknown", emitter_name(r->emitter));
 }
 
 static enum trail_verdict read_origin(const struct origin *o, const struct trail_rules *rules,

@@ -1,12 +1,15 @@
 /*
- * gen-trail syslog | gen-trail journal DAEMON_UID
+ * gen-trail syslog [PROGRAM [USER]] | gen-trail journal DAEMON_UID
  *
  * Plays a small release day through the real common/audit.c, so the test
  * trail has exactly the escaping and session ids the components produce:
  *   syslog   audit_emit() to syslog(3) under the tag of each program (and,
  *            for pam_postern, through a writer that logs the way
  *            pam_syslog() does: "pam_postern(sshd:auth): " inside sshd's
- *            lines). Run it under tests/common/syslog-capture.
+ *            lines). Run it under tests/common/syslog-capture. With
+ *            PROGRAM (pam_postern, postern-shell, ...) only that program's
+ *            records, and with USER only those about USER: so each part can
+ *            be sent by the uid that program runs as, for a real journald.
  *   journal  the same records as `journalctl -o json` lines on stdout, each
  *            with the _UID its program runs as (root for sshd and the admin
  *            tools, DAEMON_UID for postern-installd, the maintainer's own
@@ -28,6 +31,8 @@
 #define MAX_PAIRS 16
 
 static int journal_mode;
+static unsigned only_emitter;
+static const char *only_user;
 static long daemon_uid;
 static long long clock_us = 1764743665000000LL;   /* 2025-12-03T06:34:25Z */
 
@@ -64,6 +69,9 @@ static void emit(unsigned emitter, int priority, const char *event,
 {
 	char rec[AUDIT_RECORD_MAX], msg[AUDIT_RECORD_MAX + 64];
 
+	if ((only_emitter != 0 && emitter != only_emitter) ||
+	    (only_user != NULL && strcmp(only_user, s->user) != 0))
+		return;
 	if (!journal_mode) {
 		if (emitter == EMIT_PAM) {
 			openlog("sshd", LOG_PID, LOG_AUTHPRIV);
@@ -175,8 +183,15 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "journal") == 0) {
 		journal_mode = 1;
 		daemon_uid = atol(argv[2]);
-	} else if (argc != 2 || strcmp(argv[1], "syslog") != 0) {
-		fprintf(stderr, "usage: gen-trail syslog | gen-trail journal DAEMON_UID\n");
+	} else if (argc >= 2 && argc <= 4 && strcmp(argv[1], "syslog") == 0) {
+		if (argc >= 3 && (only_emitter = strcmp(argv[2], "pam_postern") == 0 ?
+				  EMIT_PAM : emitter_of_tag(argv[2])) == 0) {
+			fprintf(stderr, "gen-trail: %s: not a postern program\n", argv[2]);
+			return 2;
+		}
+		only_user = argc == 4 ? argv[3] : NULL;
+	} else {
+		fprintf(stderr, "usage: gen-trail syslog [PROGRAM [USER]] | gen-trail journal DAEMON_UID\n");
 		return 2;
 	}
 	alice_releases_gtk();

@@ -134,9 +134,11 @@ static void test_journal_sender_check(void **state)
 	expect_record(TRAIL_JOURNAL, JOURNAL("997", "postern-installd", "/usr/sbin/postern-installd", "event=install_ok " HEAD), "install_ok");
 	/* the shell runs as the maintainer and may speak for that user only */
 	expect_record(TRAIL_JOURNAL, JOURNAL("1234", "postern-shell", "/usr/bin/postern-shell", "event=command_allow " HEAD), "command_allow");
-	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1234", "postern-shell", "/usr/bin/logger", "event=command_allow " HEAD), "forged");
+	/* journald found no _EXE (the sender had exited): the uid decides */
+	expect_record(TRAIL_JOURNAL, "{\"__REALTIME_TIMESTAMP\":\"1\",\"_UID\":\"1234\",\"SYSLOG_IDENTIFIER\":\"postern-shell\",\"MESSAGE\":\"event=session_end " HEAD "\"}", "session_end");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1234", "postern-shell", "/usr/bin/logger", "event=command_allow " HEAD), "postern-shell of user \"alice\"");
 	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1235", "postern-shell", "/usr/bin/postern-shell", "event=command_allow " HEAD), "forged");
-	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1234", "postern-installd", "/usr/bin/logger", "event=install_ok " HEAD), "forged: sent by uid 1234");
+	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1234", "postern-installd", "/usr/bin/logger", "event=install_ok " HEAD), "forged: sent by uid 1234 (/usr/bin/logger), but postern-installd records come only from root");
 	expect_suspicious(TRAIL_JOURNAL, JOURNAL("1000", "sshd", "/usr/bin/logger", "pam_postern(sshd:auth): event=login_ok " HEAD), "forged");
 	expect_suspicious(TRAIL_JOURNAL, "{\"__REALTIME_TIMESTAMP\":\"1\",\"SYSLOG_IDENTIFIER\":\"postern-shell\",\"MESSAGE\":\"event=command_allow " HEAD "\"}", "without _UID");
 }
