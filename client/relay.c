@@ -69,10 +69,16 @@ static int forward_stdin(ssh_channel ch, char *buf, bool *stdin_open, struct pst
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (n > 0) {
-		if (ssh_channel_write(ch, buf, (uint32_t)n) != n)
-			return pst_fail(e, EIO, "cannot send input: %s",
-					ssh_get_error(ssh_channel_get_session(ch)));
-		return 0;
+		if (ssh_channel_write(ch, buf, (uint32_t)n) == n)
+			return 0;
+		/* The command ended without reading all its input: not our
+		 * failure; stop sending and report its exit status. */
+		if (ssh_channel_is_closed(ch) || ssh_channel_is_eof(ch)) {
+			*stdin_open = false;
+			return 0;
+		}
+		return pst_fail(e, EIO, "cannot send input: %s",
+				ssh_get_error(ssh_channel_get_session(ch)));
 	}
 	*stdin_open = false;
 	if (ssh_channel_send_eof(ch) != SSH_OK)

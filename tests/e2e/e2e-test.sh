@@ -23,8 +23,8 @@ if [ "${E2E_INSIDE:-}" != 1 ]; then
 	fi
 	missing=$(e2e_missing_components | tr '\n' ' ')
 	if [ -n "$missing" ]; then
-		echo "1..0 # SKIP not built yet: $missing(the end-to-end test needs every component)"
-		exit 0
+		echo "Bail out! not built in $E2E_BUILD: $missing(the end-to-end test needs every component)"
+		exit 1
 	fi
 	e2e_reexec "$E2E_BUILD/tests/e2e/e2e-audit.log" "${BASH_SOURCE[0]}" "$E2E_BUILD"
 fi
@@ -192,6 +192,37 @@ replayed_code() {
 }
 case_ "the same code a second time is refused as a replay" replayed_code
 
+# Defence in depth: an sshd wrongly configured to skip the key step
+# (keyboard-interactive alone) still gets no login, because pam_postern
+# itself demands the key step, before it even asks for a code.
+misconfigured_sshd() {
+	local port2 cfg=$E2E_ROOT/ssh/sshd_config.kbdonly pid
+	port2=$(e2e_free_port)
+	sed -e "s/^ListenAddress .*/ListenAddress $E2E_HOST:$port2/" \
+		-e 's/AuthenticationMethods publickey,keyboard-interactive:pam/AuthenticationMethods keyboard-interactive:pam/' \
+		"$E2E_ROOT/ssh/sshd_config" >"$cfg"
+	grep -q '^	AuthenticationMethods keyboard-interactive:pam$' "$cfg" ||
+		{ fail_with "could not derive the misconfigured sshd_config"; return 1; }
+	printf '[%s]:%s %s\n' "$E2E_HOST" "$port2" \
+		"$(cut -d' ' -f1-2 "$E2E_ROOT/ssh/host_ed25519.pub")" >>"$E2E_ROOT/client/known_hosts"
+	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -D -f "$cfg" </dev/null &
+	pid=$!
+	E2E_PIDS+=("$pid")
+	for _ in $(seq 100); do
+		(exec 3<>"/dev/tcp/$E2E_HOST/$port2") 2>/dev/null && break
+		sleep 0.1
+	done
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	E2E_PORT=$port2 run e2e_ssh "$MAINT" -o PubkeyAuthentication=no \
+		-o PreferredAuthentications=keyboard-interactive -- help
+	kill "$pid" 2>/dev/null
+	want_rc 255 && [ "$(asked)" = "$ASKED" ] || { fail_with "a code was asked for"; return 1; }
+	want_log "$MARK" "event=login_fail" "user=$MAINT" "reason=no_key_step" &&
+		want_no_log "$MARK" "event=login_ok" && unchanged_since "$SNAP"
+}
+case_ "sshd misconfigured without the key step: pam_postern still refuses (no_key_step)" \
+	misconfigured_sshd
+
 interactive_login() {
 	e2e_set_code "$(e2e_fresh_code "$OTHER")"
 	run e2e_ssh "$OTHER" -T -- </dev/null
@@ -318,6 +349,15 @@ client_status() {
 		want_log "$MARK" "event=command_deny" "user=$MAINT" "frobnicate" && unchanged_since "$SNAP"
 }
 case_ "postern-client relays the refusal on stderr and the shell's exit status" client_status
+
+client_unread_input() {
+	head -c $((8 * 1024 * 1024)) /dev/zero >"$T/zeros"
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	run e2e_client "$MAINT" -- help <"$T/zeros"
+	want_rc 0 && want_out "install-module" && unchanged_since "$SNAP"
+}
+case_ "postern-client: a command that does not read its input still returns its status" \
+	client_unread_input
 
 # --- one release, through postern-client -----------------------------------------
 
