@@ -4,7 +4,10 @@
 
 #include <stdio.h>
 
-/* incoming may be NULL when the policy names none. */
-void shell_help_print(FILE *out, const char *user, const char *incoming);
+#include "policy.h"
+
+/* The commands, the user's incoming directory and what the policy lets
+ * them release. */
+void shell_help_print(FILE *out, const char *user, const struct policy *policy);
 
 #endif

@@ -192,7 +192,7 @@ static int act(struct shell_ctx *c)
 		fflush(stdout);
 		return installd_client_run(c->policy, &c->s, (int)c->d.words.n, c->d.words.word);
 	case SHELL_HELP:
-		shell_help_print(stdout, c->user, policy_settings(c->policy)->incoming);
+		shell_help_print(stdout, c->user, c->policy);
 		return 0;
 	case SHELL_REFUSED:
 		break;
@@ -210,7 +210,7 @@ static int run(struct shell_ctx *c, int argc, char **argv)
 			   "mode", mode, "reason", c->refusal.msg, NULL);
 		fprintf(stderr, PROG ": %s\n", c->refusal.msg);
 		if (c->interactive)
-			shell_help_print(stderr, c->user, policy_settings(c->policy)->incoming);
+			shell_help_print(stderr, c->user, c->policy);
 		return finish(c, 1);
 	}
 	audit_emit(LOG_INFO, "command_allow", &c->s, "command", c->inv.command,

@@ -112,6 +112,8 @@ out=$(as_user "SSH_CONNECTION=$SHELL_CONN_HOST $PORT 192.0.2.1 22" \
 	-- "$SH" -c help 2>&1)
 check "login shell: -c is the command, SSH_ORIGINAL_COMMAND is ignored" \
 	grep -q "Allowed commands" <<<"$out"
+check "help: names the incoming directory and the modules the user maintains" \
+	grep -qzE "Uploads go to $INCOMING/$SHELL_USER/.*You maintain: gtk\." <<<"$out"
 expect_record "$PORT" "event=command_allow .* command=help name=help mode=login_shell"
 expect_record "$PORT" "event=session_end .* name=help status=0"
 
