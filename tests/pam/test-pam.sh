@@ -14,6 +14,7 @@ if [ -z "${PTPAM_INSIDE:-}" ]; then
 	PTPAM_INSIDE=1 exec "$PRIVATE_ETC" "$BASH" "$0" "$@"
 fi
 . "$here/lib.sh"
+rm -rf /etc/postern   # this throwaway /etc: no host configuration leaks in
 scratch_new
 trap 'rm -rf "$T"' EXIT
 for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do useradd -M -N "$u"; done

@@ -16,6 +16,7 @@ if [ -z "${PTTOOL_INSIDE:-}" ]; then
 	PTTOOL_INSIDE=1 exec "$PRIVATE_ETC" "$BASH" "$0" "$@"
 fi
 . "$here/lib.sh"
+rm -rf /etc/postern   # this throwaway /etc: no host configuration leaks in
 scratch_new
 trap 'rm -rf "$T"' EXIT
 for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7; do useradd -M -N "$u"; done
