@@ -33,7 +33,7 @@ MAINT=pte2e-maint
 OTHER=pte2e-other
 REL=pte2e-rel
 T=
-trap 'e2e_teardown' EXIT
+trap 'e2e_teardown || true' EXIT
 
 e2e_setup
 T=$E2E_ROOT/t
@@ -240,10 +240,13 @@ interactive_login() {
 case_ "an interactive login gets no shell (-T) and no tty (-tt)" interactive_login
 
 local_forward() {
-	local lport pid got
+	local lport pid got opts
 	lport=$(e2e_free_port)
 	e2e_set_code "$(e2e_fresh_code "$OTHER")"
-	e2e_ssh "$OTHER" -N -L "$lport:127.0.0.1:$E2E_PORT" </dev/null >"$T/out" 2>"$T/err" &
+	mapfile -t opts < <(e2e_ssh_opts "$OTHER")
+	SSH_ASKPASS="$E2E_ROOT/client/askpass" SSH_ASKPASS_REQUIRE=force \
+		timeout 60 setsid -w ssh "${opts[@]}" -N -L "$lport:127.0.0.1:$E2E_PORT" "$OTHER@$E2E_HOST" \
+		</dev/null >"$T/out" 2>"$T/err" &
 	pid=$!
 	for _ in $(seq 100); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$lport") 2>/dev/null && break
@@ -472,6 +475,13 @@ trail_check() {
 	want_rc 0
 }
 case_ "postern-audit reconstructs the run from its audit trail (check-e2e-trail.sh)" trail_check
+
+no_leftovers() {
+	local left
+	left=$(e2e_leftover_pids)
+	[ -z "$left" ] || { ps -o pid,args -p "$(echo $left | tr ' ' ,)" | diag; return 1; }
+}
+case_ "no client or server process of the run is left over" no_leftovers
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -5,11 +5,13 @@
 #   syslog-capture LOG -- private-etc bash SCRIPT
 # (e2e_reexec does that): users, groups, /etc/pam.d/postern-sshd and
 # /etc/postern/postern.yaml then live in a throwaway overlay of /etc, and
-# every syslog record lands in LOG. Everything outside /etc lives under one
-# directory, $E2E_ROOT (under /run: sshd's StrictModes and pam_postern's
-# trusted-path walk refuse anything below the world-writable /tmp), which
-# e2e_teardown removes, with the processes it started and /run/sshd if it
-# made it.
+# every syslog record lands in LOG. The run also gets a /run of its own (a
+# tmpfs in the same private mount namespace): sshd's privilege separation
+# directory /run/sshd, and $E2E_ROOT, where everything else lives (not under
+# /tmp: sshd's StrictModes and pam_postern's trusted-path walk refuse
+# anything below a world-writable directory). Parallel runs cannot pull
+# /run/sshd from under each other, and nothing outlives the namespace;
+# e2e_teardown stops the processes it started and removes $E2E_ROOT.
 #
 # What runs is the real thing: OpenSSH's sshd started as `postern-sshd`
 # (a link, so that it uses the PAM service of that name), Linux-PAM with
@@ -28,7 +30,6 @@ E2E_CONFIG=/etc/postern/postern.yaml
 E2E_TOTP_WINDOW=${E2E_TOTP_WINDOW:-1}
 E2E_ROOT=
 E2E_PIDS=()
-E2E_MADE_PRIVSEP=no
 
 e2e_die() {
 	echo "e2e: $*" >&2
@@ -97,6 +98,13 @@ e2e_install_programs() {
 }
 
 # --- filesystem layout (docs/ARCHITECTURE.md, the brief's installed layout) --
+
+# A private /run: only for this mount namespace, gone with it.
+e2e_private_run() {
+	mount -t tmpfs -o mode=0755,nosuid,nodev postern-run /run ||
+		e2e_die "cannot mount a private /run (not in a private mount namespace?)"
+	install -d -m 0755 -o root -g root /run/sshd
+}
 
 e2e_make_root() {
 	E2E_ROOT=$(mktemp -d /run/postern-e2e.XXXXXX)
@@ -240,7 +248,6 @@ Match Group uploaders
 	X11Forwarding no
 	PermitUserRC no
 EOF
-	e2e_privsep_dir
 	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -t -f "$E2E_ROOT/ssh/sshd_config" ||
 		e2e_die "sshd refuses the generated configuration"
 	printf '[%s]:%s %s\n' "$E2E_HOST" "$E2E_PORT" \
@@ -262,14 +269,6 @@ e2e_port_open() {
 	(exec 3<>"/dev/tcp/$E2E_HOST/$E2E_PORT") 2>/dev/null
 }
 
-# sshd needs its privilege separation directory even to check a config.
-e2e_privsep_dir() {
-	if [ ! -d /run/sshd ]; then
-		install -d -m 0755 -o root -g root /run/sshd
-		E2E_MADE_PRIVSEP=yes
-	fi
-}
-
 e2e_start_sshd() {
 	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -D -f "$E2E_ROOT/ssh/sshd_config" </dev/null &
 	E2E_PIDS+=("$!")
@@ -285,8 +284,33 @@ e2e_start_installd() {
 	e2e_wait_for "postern-installd" 100 test -S "$E2E_ROOT/run/installd.sock"
 }
 
+# Processes of this run other than the servers it started: everything whose
+# command line names $E2E_ROOT (a unique path), e.g. a client that a failed
+# step left behind.
+e2e_leftover_pids() {
+	local pid ours
+	[ -n "$E2E_ROOT" ] || return 0
+	for pid in $(pgrep -f -- "$E2E_ROOT/"); do
+		for ours in "${E2E_PIDS[@]}"; do
+			[ "$pid" = "$ours" ] && continue 2
+		done
+		echo "$pid"
+	done
+}
+
+# Stop the servers, then anything else of the run (returns 1 if there was
+# anything else, after naming it), and remove $E2E_ROOT.
 e2e_teardown() {
-	local pid
+	local pid left rc=0
+	left=$(e2e_leftover_pids)
+	if [ -n "$left" ]; then
+		echo "e2e: stopping leftover processes:" >&2
+		# shellcheck disable=SC2086
+		ps -o pid=,args= -p "$(echo $left | tr ' ' ,)" >&2 || true
+		# shellcheck disable=SC2086
+		kill $left 2>/dev/null || true
+		rc=1
+	fi
 	for pid in "${E2E_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null || true
 	done
@@ -297,9 +321,7 @@ e2e_teardown() {
 	if [ -n "$E2E_ROOT" ] && [ -d "$E2E_ROOT" ]; then
 		rm -rf --one-file-system "$E2E_ROOT"
 	fi
-	if [ "$E2E_MADE_PRIVSEP" = yes ]; then
-		rmdir /run/sshd 2>/dev/null || true
-	fi
+	return "$rc"
 }
 
 # --- one-time codes --------------------------------------------------------------
@@ -476,6 +498,7 @@ e2e_log_since() {
 # e2e_setup: the whole server, without users of the uploaders group.
 e2e_setup() {
 	[ "${E2E_INSIDE:-}" = 1 ] || e2e_die "e2e_setup must run under e2e_reexec"
+	e2e_private_run
 	e2e_make_root
 	e2e_install_programs
 	e2e_system_users
