@@ -40,7 +40,7 @@
 /* Compiles to a test of cfg->debug; never pass it a code or a secret. */
 #define debug_log(l, fmt, ...) do { \
 	if ((l)->cfg.debug) \
-		pam_syslog((l)->pamh, LOG_DEBUG, "%s:%d (%s): " fmt, __FILE__, __LINE__, \
+		pam_syslog((l)->pamh, LOG_DEBUG, "%s:%d (%s): " fmt, __FILE_NAME__, __LINE__, \
 			   __func__, ##__VA_ARGS__); \
 } while (0)
 

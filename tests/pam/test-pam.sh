@@ -125,5 +125,13 @@ check "recovery code not logged" bash -c "! grep -q '$rc1' '$log'"
 auth ptpam ptpam6 "$rc1" "$KEY_A"
 check "recovery code a second time: refused" test "$result" = PAM_AUTH_ERR
 
+# --- debug: every step located, still no code and no secret
+service ptpam-debug "store=$S debug"
+code=$(code_of ptpam1)
+auth ptpam-debug ptpam1 "$(printf %06d $(( (10#$code + 7) % 1000000 )))" "$KEY_A"
+check "debug: lines say file:line (function)" grep -q 'pam_postern(ptpam-debug:auth): pam_postern.c:[0-9]* (identify): store=' "$log"
+check "debug: neither the code nor the secret is logged" \
+	bash -c "! grep -q -e '$code' -e '$(secret_of "$S/ptpam1" | cut -c1-12)' '$log'"
+
 . "$here/store-cases.sh"
 finish
