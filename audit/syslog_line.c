@@ -142,6 +142,12 @@ static int parse_rfc5424(struct syslog_line *l, struct span rest, struct pst_err
 		return pst_fail(e, EINVAL, "RFC 5424 procid is not a pid");
 	if (!skip_structured_data(&rest))
 		return pst_fail(e, EINVAL, "malformed RFC 5424 structured data");
+	/* rsyslog keeps the space a legacy sender put after "tag:" in msg, so
+	 * its RFC 5424 template writes "- -  event=...": drop that one. */
+	if (rest.len > 0 && rest.s[0] == ' ') {
+		rest.s++;
+		rest.len--;
+	}
 	if (rest.len >= 3 && memcmp(rest.s, "\xef\xbb\xbf", 3) == 0) {
 		rest.s += 3;
 		rest.len -= 3;
