@@ -1,14 +1,377 @@
+/*
+ * The maintainer's side of install-module, list and delete-own.
+ *
+ * It runs as the maintainer (inside postern-shell) and has exactly the
+ * maintainer's rights: it opens the upload in <incoming>/<user>/ itself
+ * (no symlink, regular file, the user's own) and hands the open fd to
+ * postern-installd, which trusts the fd and SO_PEERCRED, never a path. It
+ * removes an upload from incoming only after the daemon said it was
+ * installed, and only if the name still refers to the file it sent.
+ */
+#define _GNU_SOURCE
 #include "installd_client.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "safefile.h"
+#include "text.h"
+#include "wire_io.h"
+
+#define EXIT_REFUSED 1
+#define EXIT_USAGE 2
+#define EXIT_UNAVAILABLE 69
+
+struct client {
+	const struct policy *policy;
+	const struct policy_settings *set;
+	const struct audit_session *session;
+	const char *prog;
+	char user[64];
+	uid_t uid;
+};
+
+/* What the exchange with the daemon ended in. */
+enum outcome { OUT_OK, OUT_REFUSED, OUT_UNAVAILABLE };
+
+static int connect_daemon(const struct client *c, struct pst_err *e)
+{
+	struct sockaddr_un addr;
+	int fd;
+
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	if (c->set->socket == NULL || !str_copy(addr.sun_path, sizeof(addr.sun_path), c->set->socket))
+		return pst_fail(e, EINVAL, "the daemon's socket path is not usable (tell an administrator)");
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return pst_fail(e, errno, "cannot create a socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		int err = errno;
+		close(fd);
+		return pst_fail(e, err, "the release daemon is not reachable at %s (%s); try again later or tell an administrator",
+				c->set->socket, strerror(err));
+	}
+	return fd;
+}
+
+static void request_init(const struct client *c, struct wire_request *r, enum wire_op op,
+			 const char *name, unsigned flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->flags = flags;
+	str_copy(r->name, sizeof(r->name), name);
+	str_copy(r->from, sizeof(r->from), c->session->from);
+	str_copy(r->port, sizeof(r->port), c->session->port);
+	str_copy(r->sid, sizeof(r->sid), c->session->sid);
+}
+
+/*
+ * Send one request and print what comes back. label names the file (or is
+ * NULL for list output); after_refusal is appended to a refusal.
+ */
+static enum outcome exchange(const struct client *c, const struct wire_request *r, int passfd,
+			     const char *label, const char *after_refusal)
+{
+	char text[WIRE_TEXT_MAX + 1];
+	struct pst_err e;
+	int type = 0;
+	int sock = connect_daemon(c, &e);
+
+	if (sock < 0 || wire_send_request(sock, r, passfd, &e) < 0) {
+		fprintf(stderr, "%s: %s%s%s%s\n", c->prog, label ? label : "", label ? ": " : "", e.msg,
+			after_refusal);
+		if (sock >= 0)
+			close(sock);
+		return OUT_UNAVAILABLE;
+	}
+	while (!wire_msg_is_final(type)) {
+		if (wire_recv_msg(sock, &type, text, sizeof(text), &e) < 0) {
+			fprintf(stderr, "%s: %s%sthe release daemon stopped before answering (%s)%s\n",
+				c->prog, label ? label : "", label ? ": " : "", e.msg, after_refusal);
+			close(sock);
+			return OUT_UNAVAILABLE;
+		}
+		if (type == WIRE_MSG_LINE)
+			printf("%s\n", text);
+		else if (type == WIRE_MSG_REFUSED || type == WIRE_MSG_ERROR)
+			fprintf(stderr, "%s: %s%srefused: %s%s\n", c->prog, label ? label : "",
+				label ? ": " : "", text, after_refusal);
+		else
+			printf("%s: %s%s%s\n", c->prog, label ? label : "", label ? ": " : "", text);
+		fflush(stdout);
+	}
+	close(sock);
+	return type == WIRE_MSG_OK ? OUT_OK : OUT_REFUSED;
+}
+
+/*
+ * <incoming>/<user>. <incoming> is root's and 0711: the user may pass
+ * through it but not read it, so it is held with O_PATH (enough to open
+ * below it) after its parent was opened as a trusted path.
+ */
+static int incoming_open(const struct client *c, struct pst_err *e)
+{
+	const struct sf_rule base_rule = { S_IFDIR, 0, SF_ANY_GID, 022, 0 };
+	const struct sf_rule own = { S_IFDIR, c->uid, SF_ANY_GID, 077, 0 };
+	char parent[PATH_MAX];
+	const char *last;
+	int parent_fd;
+	int base;
+	int fd;
+
+	if (c->set->incoming == NULL)
+		return pst_fail(e, ENOENT, "uploads are not configured on this server (tell an administrator)");
+	last = strrchr(c->set->incoming, '/');
+	if (last == NULL || !str_copy(parent, sizeof(parent), c->set->incoming))
+		return pst_fail(e, EINVAL, "paths.incoming is not an absolute path (tell an administrator)");
+	parent[last - c->set->incoming == 0 ? 1 : last - c->set->incoming] = '\0';
+	parent_fd = sf_open_dir_path(parent, NULL, SF_TRUSTED_PATH, e);
+	if (parent_fd < 0)
+		return parent_fd;
+	base = sf_openat(parent_fd, last + 1, O_PATH | O_DIRECTORY, &base_rule, NULL, e);
+	close(parent_fd);
+	if (base < 0)
+		return base;
+	fd = sf_openat(base, c->user, O_RDONLY | O_DIRECTORY, &own, NULL, e);
+	close(base);
+	if (fd < 0)
+		pst_err_prefix(e, "your incoming directory %s/%s", c->set->incoming, c->user);
+	return fd;
+}
+
+/* Remove name from incoming if it is still the file that was installed. */
+static void remove_installed(const struct client *c, int dir_fd, const char *name, int fd)
+{
+	struct stat sent;
+	struct stat now;
+
+	if (fstat(fd, &sent) == 0 && fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    sent.st_dev == now.st_dev && sent.st_ino == now.st_ino && unlinkat(dir_fd, name, 0) == 0)
+		printf("%s: %s: removed from your incoming directory\n", c->prog, name);
+	else
+		printf("%s: %s: installed; the file in your incoming directory was left alone (it changed or is gone)\n",
+		       c->prog, name);
+}
+
+static enum outcome install_one(const struct client *c, int dir_fd, const char *name,
+				unsigned flags)
+{
+	const struct sf_rule upload = { S_IFREG, c->uid, SF_ANY_GID, 0, 0 };
+	struct wire_request r;
+	struct pst_err e;
+	enum outcome out;
+	int fd;
+
+	if (!sf_is_component(name)) {
+		fprintf(stderr, "%s: %s: give the plain name of a file in your incoming directory, without '/'\n",
+			c->prog, name);
+		return OUT_REFUSED;
+	}
+	fd = sf_openat(dir_fd, name, O_RDONLY | O_NONBLOCK, &upload, NULL, &e);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", c->prog, name,
+			fd == -ENOENT ? "not in your incoming directory (upload it first with rsync)" : e.msg);
+		return OUT_REFUSED;
+	}
+	request_init(c, &r, WIRE_OP_INSTALL, name, flags);
+	out = exchange(c, &r, fd, name, "; the upload stays in your incoming directory");
+	if (out == OUT_OK && !(flags & WIRE_FLAG_DRY_RUN))
+		remove_installed(c, dir_fd, name, fd);
+	close(fd);
+	return out;
+}
+
+static int install_module(const struct client *c, int argc, char **argv)
+{
+	unsigned flags = 0;
+	int status = 0;
+	struct pst_err e;
+	int dir_fd;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0)
+			flags |= WIRE_FLAG_DRY_RUN;
+		else if (strcmp(argv[i], "--force") == 0)
+			flags |= WIRE_FLAG_FORCE;
+		else if (strcmp(argv[i], "--") == 0 && ++i)
+			break;
+		else {
+			fprintf(stderr, "%s: unknown option %s (usage: install-module [--dry-run] [--force] FILE...)\n",
+				c->prog, argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "%s: no file given (usage: install-module [--dry-run] [--force] FILE...)\n", c->prog);
+		return EXIT_USAGE;
+	}
+	dir_fd = incoming_open(c, &e);
+	if (dir_fd < 0) {
+		fprintf(stderr, "%s: %s\n", c->prog, e.msg);
+		return EXIT_UNAVAILABLE;
+	}
+	for (; i < argc; i++) {
+		switch (install_one(c, dir_fd, argv[i], flags)) {
+		case OUT_OK:
+			break;
+		case OUT_REFUSED:
+			status = status ? status : EXIT_REFUSED;
+			break;
+		case OUT_UNAVAILABLE:
+			status = EXIT_UNAVAILABLE;
+			break;
+		}
+	}
+	close(dir_fd);
+	return status;
+}
+
+static void list_allowed(const struct client *c)
+{
+	char why[512];
+	size_t i;
+	size_t n = policy_module_count(c->policy);
+
+	printf("Modules you may release:\n");
+	if (policy_is_release_team(c->policy, c->user))
+		printf("  any module: you are in the release team\n");
+	for (i = 0; i < n; i++) {
+		const struct policy_module *m = policy_module_at(c->policy, i);
+		if (policy_may(c->policy, c->user, POLICY_INSTALL, m->name, why, sizeof(why)) != POLICY_DENY &&
+		    !policy_is_release_team(c->policy, c->user))
+			printf("  %s: %s\n", m->name, why);
+	}
+}
+
+static void list_pending(const struct client *c)
+{
+	struct pst_err e;
+	struct dirent *de;
+	struct stat st;
+	time_t now = time(NULL);
+	int fd = incoming_open(c, &e);
+	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
+
+	printf("Pending uploads in %s/%s:\n", c->set->incoming ? c->set->incoming : "-", c->user);
+	if (dh == NULL) {
+		printf("  (cannot read it: %s)\n", fd < 0 ? e.msg : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dh)) != NULL) {
+		if (de->d_name[0] == '.' || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || !utf8_valid(de->d_name, strlen(de->d_name)))
+			continue;
+		printf("  %s  %lld bytes  %lld min old\n", de->d_name, (long long)st.st_size,
+		       (long long)((now - st.st_mtime) / 60));
+	}
+	closedir(dh);
+}
+
+static int list(const struct client *c, int argc, char **argv)
+{
+	struct wire_request r;
+
+	if (argc > 2) {
+		fprintf(stderr, "%s: usage: list [MODULE]\n", c->prog);
+		return EXIT_USAGE;
+	}
+	if (argc == 2) {
+		if (!name_is_module(argv[1])) {
+			fprintf(stderr, "%s: '%s' is not a module name\n", c->prog, argv[1]);
+			return EXIT_USAGE;
+		}
+		request_init(c, &r, WIRE_OP_LIST_MODULE, argv[1], 0);
+		return exchange(c, &r, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
+	}
+	list_allowed(c);
+	list_pending(c);
+	printf("Your recent releases:\n");
+	request_init(c, &r, WIRE_OP_LIST_MINE, "", 0);
+	return exchange(c, &r, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
+}
+
+/* A pending upload is the user's own file: the client removes it itself. */
+static bool delete_pending(const struct client *c, const char *name, int *status)
+{
+	struct pst_err e;
+	struct stat st;
+	int fd = incoming_open(c, &e);
+
+	if (fd < 0 || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	if (unlinkat(fd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0) {
+		fprintf(stderr, "%s: %s: cannot remove it from your incoming directory: %s\n", c->prog,
+			name, strerror(errno));
+		*status = EXIT_REFUSED;
+	} else {
+		audit_emit(LOG_INFO, "delete", c->session, "file", name, "module", NULL, "version", NULL,
+			   "kind", "pending", "attic", NULL, NULL);
+		printf("%s: %s: removed from your incoming directory\n", c->prog, name);
+		*status = 0;
+	}
+	close(fd);
+	return true;
+}
+
+static int delete_own(const struct client *c, int argc, char **argv)
+{
+	struct wire_request r;
+	int status;
+
+	if (argc != 2 || !sf_is_component(argv[1])) {
+		fprintf(stderr, "%s: usage: delete-own FILE (a plain file name)\n", c->prog);
+		return EXIT_USAGE;
+	}
+	if (delete_pending(c, argv[1], &status))
+		return status;
+	request_init(c, &r, WIRE_OP_DELETE, argv[1], 0);
+	switch (exchange(c, &r, -1, argv[1], "")) {
+	case OUT_OK:
+		return 0;
+	case OUT_REFUSED:
+		return EXIT_REFUSED;
+	case OUT_UNAVAILABLE:
+		break;
+	}
+	return EXIT_UNAVAILABLE;
+}
 
 int installd_client_run(const struct policy *policy, const struct audit_session *session,
 			int argc, char **argv)
 {
-	(void)policy;
-	(void)session;
-	(void)argc;
-	fprintf(stderr, "%s: not available yet: the release daemon's client has not landed\n",
-		argv[0]);
-	return 69;
+	struct client c = { .policy = policy, .session = session, .prog = argv[0] };
+	struct passwd *pw = getpwuid(getuid());
+
+	c.set = policy_settings(policy);
+	c.uid = getuid();
+	if (pw == NULL || !str_copy(c.user, sizeof(c.user), pw->pw_name)) {
+		fprintf(stderr, "%s: who are you? uid %lu has no user name\n", argv[0], (unsigned long)c.uid);
+		return EXIT_UNAVAILABLE;
+	}
+	if (strcmp(argv[0], "install-module") == 0)
+		return install_module(&c, argc, argv);
+	if (strcmp(argv[0], "list") == 0)
+		return list(&c, argc, argv);
+	if (strcmp(argv[0], "delete-own") == 0)
+		return delete_own(&c, argc, argv);
+	fprintf(stderr, "%s: not a release command\n", argv[0]);
+	return EXIT_USAGE;
 }

@@ -343,7 +343,8 @@ static void report_ok(const struct install_job *j)
 }
 
 /* Everything after the decision, with the module lock held. */
-static bool install_locked(struct install_job *j, int module_fd)
+/* *module_fd is -1 while the module has no directory; the commit makes it. */
+static bool install_locked(struct install_job *j, int *module_fd)
 {
 	struct tree_module m;
 	struct pst_err e;
@@ -351,8 +352,7 @@ static bool install_locked(struct install_job *j, int module_fd)
 	int rc;
 
 	memset(&m, 0, sizeof(m));
-	/* A dry run of a module's first release has no module directory to scan. */
-	if (module_fd >= 0 && tree_scan_module(module_fd, j->rn.module, &m, &e) < 0)
+	if (*module_fd >= 0 && tree_scan_module(*module_fd, j->rn.module, &m, &e) < 0)
 		return fail(j, &e);
 	if (already_released(j, &m)) {
 		tree_module_free(&m);
@@ -363,7 +363,11 @@ static bool install_locked(struct install_job *j, int module_fd)
 		tree_module_free(&m);
 		return false;
 	}
-	rc = dry_run(j) ? 0 : commit(j, staging, module_fd, &m, &e);
+	rc = 0;
+	if (!dry_run(j) && *module_fd < 0)
+		rc = *module_fd = tree_module_open(j->d->sources_fd, j->rn.module, 1, &e);
+	if (rc >= 0 && !dry_run(j))
+		rc = commit(j, staging, *module_fd, &m, &e);
 	close(staging);
 	tree_module_free(&m);
 	if (rc < 0)
@@ -386,12 +390,12 @@ bool installd_op_install(const struct installd *d, const struct installd_peer *p
 		return false;
 	if (module_lock_take(d, j.rn.module, peer->sock, &lock, &e) < 0)
 		return fail(&j, &e);
-	module_fd = tree_module_open(d->sources_fd, j.rn.module, !dry_run(&j), &e);
-	if (module_fd < 0 && !(module_fd == -ENOENT && dry_run(&j))) {
+	module_fd = tree_module_open(d->sources_fd, j.rn.module, 0, &e);
+	if (module_fd < 0 && module_fd != -ENOENT) {
 		module_lock_release(&lock);
 		return fail(&j, &e);
 	}
-	changed = install_locked(&j, module_fd);
+	changed = install_locked(&j, &module_fd);
 	if (module_fd >= 0)
 		close(module_fd);
 	module_lock_release(&lock);

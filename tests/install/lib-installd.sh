@@ -5,6 +5,31 @@
 # ptmod and ptbig; ptinst-n maintains ptother; ptinst-rt is the release team.
 # Group ptinst-up is the socket's group (the `uploaders` role).
 
+# enter_fixture "$@": from meson (as root), re-run the calling script inside
+# syslog-capture and private-etc with its own work directory $R; inside, set
+# the tool paths. Arguments: SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR.
+enter_fixture() {
+	if [ -z "${PTINST_INNER:-}" ]; then
+		if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root"; exit 0; fi
+		R=$(mktemp -d -p "$6")
+		chmod 0755 "$R"
+		export PTINST_INNER=1 R
+		"$1" "$R.log" -- "$2" "$0" "$@"
+		rc=$?
+		if [ "$rc" != 0 ]; then
+			echo "# audit log:"; sed 's/^/# /' "$R.log"
+			echo "# daemon stderr:"; sed 's/^/# /' "$R/daemon.err" 2>/dev/null
+		fi
+		rm -rf "$R" "$R.log"
+		exit "$rc"
+	fi
+	INSTALLD="$3" DRIVER="$4" ABUSE="$5" LOG="$R.log"
+	trap 'kill_daemon' EXIT
+	setup_users
+	setup_dirs
+	write_config
+}
+
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -69,14 +94,16 @@ start_daemon() {
 	setsid "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
 		--socket "$R/run/installd.sock" --foreground 2>>"$R/daemon.err" &
 	DAEMON=$!
-	i=0
-	while [ "$(grep -c 'postern-installd.*ready:' "$LOG" || true)" -le "$ready_before" ] && [ $i -lt 200 ]; do
-		sleep 0.05; i=$((i + 1))
+	local tries=0
+	while [ "$(grep -c 'postern-installd.*ready:' "$LOG" || true)" -le "$ready_before" ] && [ $tries -lt 200 ]; do
+		sleep 0.05; tries=$((tries + 1))
 	done
 }
 
 # kill -9 the daemon and every connection handler it forked.
+DAEMON=
 kill_daemon() {
+	[ -n "$DAEMON" ] || return 0
 	kill -9 -- "-$DAEMON" 2>/dev/null
 	wait "$DAEMON" 2>/dev/null
 }
@@ -102,7 +129,7 @@ make_tarball() {
 	u="$1"; f="$2"; top="${3:-}"; comp="${4:-}"
 	stem="${f%.tar.*}"
 	[ -n "$top" ] || top="$stem"
-	w=$(mktemp -d "$R/mk.XXXXXX")
+	w=$(mktemp -d -p "$R")
 	mkdir -p "$w/$top/src"
 	echo "$f" > "$w/$top/README"
 	printf 'Version %s\n\n- something changed\n' "$stem" > "$w/$top/NEWS"
@@ -132,4 +159,48 @@ audit_has() { # audit_has EVENT PATTERN...: a record of EVENT matching every pat
 cache_versions() { # the version list of cache.json for module $1
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[0]==4; print(" ".join(d[2][sys.argv[2]]))' \
 		"$R/pub/sources/$1/cache.json" "$1"
+}
+
+# make_big USER FILE MB: a release tarball of MB megabytes of incompressible data (gzip -1).
+make_big() {
+	u="$1"; f="$2"; mb="$3"
+	stem="${f%.tar.gz}"
+	w=$(mktemp -d -p "$R")
+	mkdir "$w/$stem"
+	head -c "${mb}M" /dev/urandom > "$w/$stem/blob"
+	tar -C "$w" -cf - "$stem" | gzip -1 > "$R/incoming/$u/$f"
+	rm -rf "$w"
+	chown "$u:$u" "$R/incoming/$u/$f"
+}
+
+# The tree is consistent: every release verifies against its .sha256sum,
+# cache.json lists exactly the releases present, nothing is left in .staging,
+# and a reindex changes nothing.
+tree_consistent() {
+	python3 - "$R/pub/sources" <<'PY' || return 1
+import json, os, sys, hashlib, re
+root = sys.argv[1]
+for mod in os.listdir(root):
+    mdir = os.path.join(root, mod)
+    present = {}
+    for d in os.listdir(mdir):
+        p = os.path.join(mdir, d)
+        if not os.path.isdir(p) or os.path.islink(p):
+            continue
+        for f in os.listdir(p):
+            m = re.fullmatch(re.escape(mod) + r'-(.+)\.(tar\.(?:xz|gz|bz2|zst))', f)
+            if m:
+                present.setdefault(m.group(1), {})[m.group(2)] = d + '/' + f
+                sums = open(os.path.join(p, mod + '-' + m.group(1) + '.sha256sum')).read().split()
+                h = hashlib.sha256(open(os.path.join(p, f), 'rb').read()).hexdigest()
+                assert sums == [h, f], (f, sums, h)
+    cache = json.load(open(os.path.join(mdir, 'cache.json')))
+    listed = {v: {k: x for k, x in fm.items() if k != 'sha256sum'} for v, fm in cache[1][mod].items()}
+    assert listed == present, (mod, listed, present)
+    assert sorted(cache[2][mod]) == sorted(present), (cache[2], present)
+PY
+	[ -z "$(ls -A "$R/pub/.staging")" ] || return 1
+	before=$(tree_state)
+	"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex --all || return 1
+	[ "$before" = "$(tree_state)" ]
 }

@@ -6,24 +6,8 @@
 #
 # test-installd.sh SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR
 set -u
-if [ -z "${PTINST_INNER:-}" ]; then
-	if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root"; exit 0; fi
-	R=$(mktemp -d "$6/installd-test.XXXXXX")
-	chmod 0755 "$R"
-	export PTINST_INNER=1 R
-	"$1" "$R.log" -- "$2" "$0" "$@"
-	rc=$?
-	[ "$rc" = 0 ] || { echo "# audit log:"; sed 's/^/# /' "$R.log"; echo "# daemon stderr:"; sed 's/^/# /' "$R/daemon.err" 2>/dev/null; }
-	rm -rf "$R" "$R.log"
-	exit "$rc"
-fi
-INSTALLD="$3" DRIVER="$4" ABUSE="$5" LOG="$R.log"
 . "$(dirname "$0")/lib-installd.sh"
-trap 'kill_daemon' EXIT
-
-setup_users
-setup_dirs
-write_config
+enter_fixture "$@"
 
 echo "1..48"
 

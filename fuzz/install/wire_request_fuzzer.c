@@ -1,0 +1,48 @@
+/*
+ * The daemon's request decoder: any bytes must either be refused or decode
+ * to a request that passes every field rule, and re-encode to exactly the
+ * same bytes (so the decoder accepts nothing the encoder would not write).
+ * Also parses the bytes as a ledger line, the other text the daemon reads.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger.h"
+#include "wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_ledger_line(const uint8_t *data, size_t size)
+{
+	char line[LEDGER_LINE_MAX];
+	char again[LEDGER_LINE_MAX];
+	struct ledger_record r;
+
+	if (size >= sizeof(line))
+		return;
+	memcpy(line, data, size);
+	line[size] = '\0';
+	if (ledger_parse(line, &r) && ledger_format(&r, again, sizeof(again))) {
+		struct ledger_record r2;
+		if (!ledger_parse(again, &r2) || strcmp(r.file, r2.file) != 0 || r.when != r2.when)
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t again[WIRE_REQUEST_MAX];
+	struct wire_request r;
+	size_t len;
+
+	check_ledger_line(data, size);
+	if (wire_request_decode(data, size, &r, NULL) != 0)
+		return 0;
+	if (memchr(r.name, '/', strlen(r.name)) != NULL && r.op != WIRE_OP_LIST_MINE)
+		abort();
+	len = wire_request_encode(&r, again, sizeof(again));
+	if (len != size || memcmp(again, data, size) != 0)
+		abort();
+	return 0;
+}

@@ -1,0 +1,77 @@
+#!/bin/bash
+# kill -9 of postern-installd (the daemon and its connection handler) at
+# several points of an install, then a restart: the tree must hold either
+# the old or the new state, consistent with its indexes and the ledger, and
+# the upload must still be in incoming unless the client was told "installed".
+# Then the recovery path itself, deterministically, from a left-over intent.
+#
+# test-installd-crash.sh SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR
+set -u
+. "$(dirname "$0")/lib-installd.sh"
+enter_fixture "$@"
+
+echo "1..$((3 * 10 + 6))"
+start_daemon
+make_tarball ptinst-m ptmod-1.0.tar.xz
+client ptinst-m install-module ptmod-1.0.tar.xz >/dev/null 2>&1
+# How long one install of this size takes here; the kills are spread over it,
+# most of them near its end, where the commit happens.
+make_big ptinst-m ptmod-4.0.tar.gz 16
+t0=$(date +%s.%N)
+client ptinst-m install-module ptmod-4.0.tar.gz >/dev/null 2>&1
+t1=$(date +%s.%N)
+delays=$(python3 -c 'import sys; t = float(sys.argv[2]) - float(sys.argv[1]); print(" ".join("%.3f" % (t * f) for f in (0.02, 0.3, 0.6, 0.85, 0.93, 0.97, 1.0, 1.02, 1.05, 1.1)))' "$t0" "$t1")
+echo "# one install takes $(python3 -c 'import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 3))' "$t0" "$t1")s; kills after: $delays"
+
+i=0
+for delay in $delays; do
+	i=$((i + 1))
+	f="ptmod-5.$i.tar.gz"
+	make_big ptinst-m "$f" 16
+	client ptinst-m install-module "$f" > "$R/crash.out" 2>&1 & c=$!
+	sleep "$delay"
+	kill_daemon
+	wait "$c"; rc=$?
+	start_daemon
+	in_tree=no; [ -e "$R/pub/sources/ptmod/5.$i/$f" ] && in_tree=yes
+	in_incoming=no; [ -e "$R/incoming/ptinst-m/$f" ] && in_incoming=yes
+	echo "# kill after ${delay}s: client status $rc, in tree: $in_tree, in incoming: $in_incoming"
+	if [ "$in_tree" = yes ] || { [ "$in_incoming" = yes ] && [ $rc != 0 ]; }; then
+		ok "kill after ${delay}s: old or new state, upload kept unless installed"
+	else
+		not_ok "kill after ${delay}s: lost (status $rc, tree $in_tree, incoming $in_incoming)"
+	fi
+	check "kill after ${delay}s: tree, checksums and cache.json consistent" tree_consistent
+	led=no; grep -q "file=$f " "$R/state/ledger" && led=yes
+	[ "$led" = "$in_tree" ] && ok "kill after ${delay}s: ledger agrees with the tree" || not_ok "ledger $led, tree $in_tree"
+done
+make_big ptinst-m ptmod-5.99.tar.gz 4
+check "after all the kills a normal install works" client ptinst-m install-module ptmod-5.99.tar.gz
+
+# --- recovery from an intent, deterministically ------------------------------
+stop_daemon
+make_tarball ptinst-m ptmod-6.0.tar.xz
+h=$(sha256sum < "$R/incoming/ptinst-m/ptmod-6.0.tar.xz" | cut -d' ' -f1)
+line="time=2026-12-03T07:00:00Z op=install user=ptinst-m module=ptmod version=6.0 file=ptmod-6.0.tar.xz sha256=$h maintainer=yes basis=maintainer dir=6.0 forced=no attic=-"
+# The state a kill between "link into the tree" and "indexes" leaves behind.
+install -d -o ptinst-d -g ptinst-d -m 0755 "$R/pub/sources/ptmod/6.0"
+install -o ptinst-d -g ptinst-d -m 0644 "$R/incoming/ptinst-m/ptmod-6.0.tar.xz" "$R/pub/sources/ptmod/6.0/"
+printf '%s\n' "$line" > "$R/state/locks/ptmod.intent"
+chown ptinst-d "$R/state/locks/ptmod.intent"; chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+[ ! -e "$R/state/locks/ptmod.intent" ] && ok "recovery at start consumes the intent" || not_ok "intent still there"
+grep -qxF "$line" "$R/state/ledger" && ok "recovery appends the missing ledger record" || not_ok "ledger not completed"
+[ "$(readlink "$R/pub/sources/ptmod/6.0/LATEST-IS-6.0")" = ptmod-6.0.tar.xz ] && cache_versions ptmod | grep -q ' 6.0$' &&
+	ok "recovery writes LATEST-IS and cache.json" || not_ok "indexes not recovered"
+check "recovery restores the .sha256sum, the tree is consistent" tree_consistent
+# The state a kill between "intent written" and "link" leaves: nothing happened.
+stop_daemon
+before=$(tree_state)
+printf '%s\n' "${line//6.0/6.1}" > "$R/state/locks/ptmod.intent"
+chown ptinst-d "$R/state/locks/ptmod.intent"; chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+[ ! -e "$R/state/locks/ptmod.intent" ] && ! grep -q 'version=6.1' "$R/state/ledger" && [ "$before" = "$(tree_state)" ] &&
+	ok "an intent whose file never arrived changes nothing" || not_ok "phantom 6.1 recorded"
+trap - EXIT
+kill_daemon
+[ "$failed" = 0 ]
