@@ -6,6 +6,10 @@
 set -u
 MODULE=$1 HARNESS=$2 TOTP=$3 CAPTURE=$4 PRIVATE_ETC=$5 PAM_WRAPPER_LIB=$6
 here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -f "$PAM_WRAPPER_LIB" ]; then
+	echo "Bail out! libpam_wrapper.so not found ('$PAM_WRAPPER_LIB'): apt-get install libpam-wrapper"
+	exit 1
+fi
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP needs root (root-owned store, users, private /etc)"
 	exit 0
