@@ -34,22 +34,27 @@ static void guard_stop(xmlParserCtxtPtr ctxt, const char *why)
 	xmlStopParser(ctxt);
 }
 
+/*
+ * DOAP files have no DOCTYPE; one could declare entities (XXE, "billion
+ * laughs"), name an external DTD or default attributes into elements. It is
+ * refused as soon as the parser sees it, before any declaration inside.
+ */
+static void refuse_doctype(void *ctx, const xmlChar *name, const xmlChar *external_id,
+			   const xmlChar *system_id)
+{
+	(void)name;
+	guard_stop(ctx, external_id != NULL || system_id != NULL
+		   ? "a DOCTYPE naming an external DTD is not allowed in a DOAP file"
+		   : "a DOCTYPE is not allowed in a DOAP file (it could declare entities)");
+}
+
+/* Second line of defence, should a declaration ever get past the DOCTYPE. */
 static void refuse_entity_decl(void *ctx, const xmlChar *name, int type,
 			       const xmlChar *public_id, const xmlChar *system_id,
 			       xmlChar *content)
 {
 	(void)name; (void)type; (void)public_id; (void)system_id; (void)content;
 	guard_stop(ctx, "entity declarations are not allowed in a DOAP file");
-}
-
-static void check_internal_subset(void *ctx, const xmlChar *name,
-				  const xmlChar *external_id, const xmlChar *system_id)
-{
-	if (external_id != NULL || system_id != NULL) {
-		guard_stop(ctx, "a DOCTYPE naming an external DTD is not allowed in a DOAP file");
-		return;
-	}
-	xmlSAX2InternalSubset(ctx, name, external_id, system_id);
 }
 
 static int xml_error(const xmlParserCtxtPtr ctxt, const char *name, struct pst_err *e)
@@ -92,7 +97,7 @@ static xmlDocPtr doap_read(const char *buf, size_t len, const char *name, struct
 			  XML_PARSE_NOCDATA);
 	ctxt->_private = &g;
 	ctxt->sax->entityDecl = refuse_entity_decl;
-	ctxt->sax->internalSubset = check_internal_subset;
+	ctxt->sax->internalSubset = refuse_doctype;
 	xmlParseDocument(ctxt);
 	if (g.refused != NULL)
 		pst_fail(e, EINVAL, "%s:%lu:%lu: %s", name, g.line, g.col, g.refused);

@@ -3,9 +3,10 @@
  *
  * The file comes from a git repository anyone with commit access can change,
  * so it is hostile input: parsed by libxml2 with the network off, no entity
- * substitution, no DTD loading, and refused outright when it declares
- * entities or names an external DTD (XXE, "billion laughs"). Only
- * doap:maintainer entries count, never authors or anything in comments.
+ * substitution, no DTD loading, and refused outright when it has a DOCTYPE,
+ * the only place entities (XXE, "billion laughs") or an external DTD can be
+ * declared. Only doap:maintainer entries count, never authors or anything
+ * in comments.
  */
 #ifndef POSTERN_POLICY_DOAP_H
 #define POSTERN_POLICY_DOAP_H

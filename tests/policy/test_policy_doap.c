@@ -1,8 +1,8 @@
 /*
  * The DOAP parser: every file of the shared GNOME corpus yields exactly the
  * maintainers EXPECTED.tsv lists for it, in order; synthetic files cover the
- * rdf:RDF wrapper and a file without maintainers; XXE, external DTDs and
- * entity bombs are refused without anything outside being opened (an inotify
+ * rdf:RDF wrapper and a file without maintainers; XXE, external DTDs,
+ * entity bombs (any DOCTYPE) are refused without anything outside being opened (an inotify
  * watch on the target file sees no open).
  *
  * Usage: test_policy_doap DOAP_DIR
@@ -240,13 +240,16 @@ static void test_xxe_refused(void **state)
 		 "<!DOCTYPE Project [\n  <!ENTITY xxe SYSTEM \"file://%s\">\n]>\n" HEAD
 		 "<maintainer><foaf:Person><gnome:userid>&xxe;</gnome:userid></foaf:Person>"
 		 "</maintainer></Project>", w.path);
-	refused(text, "entity declarations are not allowed");
+	refused(text, "a DOCTYPE is not allowed in a DOAP file (it could declare entities)");
 	snprintf(text, sizeof(text), "<!DOCTYPE Project [<!ENTITY %% p SYSTEM \"file://%s\"> %%p;]>"
 		 HEAD "</Project>", w.path);
-	refused(text, "entity declarations are not allowed");
+	refused(text, "a DOCTYPE is not allowed in a DOAP file (it could declare entities)");
 	snprintf(text, sizeof(text), "<!DOCTYPE Project SYSTEM \"file://%s\">" HEAD "</Project>",
 		 w.path);
-	refused(text, "external DTD");
+	refused(text, "a DOCTYPE naming an external DTD is not allowed");
+	refused("<!DOCTYPE Project>" HEAD "</Project>", "evil.doap:1:");
+	refused("<!DOCTYPE Project [<!ATTLIST maintainer x CDATA \"y\">]>" HEAD "</Project>",
+		"a DOCTYPE is not allowed");
 	snprintf(text, sizeof(text), HEAD "<xi:include xmlns:xi=\"http://www.w3.org/2001/XInclude\" "
 		 "href=\"file://%s\" parse=\"text\"/></Project>", w.path);
 	{
@@ -276,8 +279,8 @@ static void test_billion_laughs_refused(void **state)
 		"</foaf:Person></maintainer></Project>";
 
 	(void)state;
-	refused(text, "3:");
-	refused(text, "entity declarations are not allowed");
+	refused(text, "evil.doap:2:");
+	refused(text, "a DOCTYPE is not allowed in a DOAP file (it could declare entities)");
 }
 
 static void test_malformed_and_oversized(void **state)
