@@ -325,6 +325,57 @@ client_accept_new() {
 }
 case_ "postern-client: --accept-new records the key; key plus code logs in" client_accept_new
 
+# The default, interactive path, on a real pseudo-terminal: the first-use
+# host key question (answered yes), then the code typed with echo off.
+client_on_a_terminal() {
+	local code
+	e2e_private_pts || { fail_with "no pseudo-terminal available"; return 1; }
+	code=$(e2e_fresh_code "$MAINT")
+	run timeout 60 python3 - "$code" "$E2E_ROOT/bin/postern-client" -p "$E2E_PORT" \
+		-i "$E2E_ROOT/client/$MAINT.key" --known-hosts "$T/kh-tty" \
+		"$MAINT@$E2E_HOST" help <<'EOF'
+import os, pty, sys, time
+code = sys.argv[1].encode()
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+seen = b""
+def expect(what):
+    global seen
+    end = time.time() + 30
+    while what not in seen:
+        if time.time() > end:
+            sys.exit("timed out waiting for %r; saw %r" % (what, seen))
+        try:
+            seen += os.read(fd, 4096)
+        except OSError:
+            sys.exit("terminal closed; saw %r" % seen)
+expect(b"(yes/no)? ")
+os.write(fd, b"yes\n")
+expect(b"Verification code: ")
+mark = len(seen)
+os.write(fd, code + b"\n")
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(seen.decode(errors="replace"))
+if code in seen[mark:]:
+    sys.exit("the code was echoed")
+sys.exit(os.waitstatus_to_exitcode(status))
+EOF
+	want_rc 0 && want_out "install-module" && want_out "SHA256:" &&
+		grep -qF "$(cut -d' ' -f2 "$E2E_ROOT/ssh/host_ed25519.pub")" "$T/kh-tty" &&
+		want_log "$MARK" "event=login_ok" "user=$MAINT" && unchanged_since "$SNAP"
+}
+case_ "postern-client on a terminal: asks about the new host key, then the code without echo" \
+	client_on_a_terminal
+
 client_wrong_code() {
 	e2e_set_code "$(e2e_wrong_code "$MAINT")"
 	run e2e_client "$MAINT" -- help </dev/null

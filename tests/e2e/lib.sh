@@ -46,7 +46,7 @@ e2e_reexec() {
 	: >"$log"
 	exec "$E2E_BUILD/tests/common/syslog-capture" "$log" -- \
 		"$top/tests/common/private-etc" env E2E_INSIDE=1 E2E_LOG="$log" E2E_BUILD="$E2E_BUILD" \
-		bash "$@"
+		E2E_RUN_DIR="${E2E_RUN_DIR:-}" bash "$@"
 }
 
 # --- the programs under test -------------------------------------------------
@@ -99,11 +99,27 @@ e2e_install_programs() {
 
 # --- filesystem layout (docs/ARCHITECTURE.md, the brief's installed layout) --
 
-# A private /run: only for this mount namespace, gone with it.
+# A private /run: only for this mount namespace, gone with it. A tmpfs, or
+# with E2E_RUN_DIR (a root-owned 0755 directory on disk, for bench/e2e, so
+# that fsync costs what it costs on a server) that directory bound there.
 e2e_private_run() {
-	mount -t tmpfs -o mode=0755,nosuid,nodev postern-run /run ||
-		e2e_die "cannot mount a private /run (not in a private mount namespace?)"
+	if [ -n "${E2E_RUN_DIR:-}" ]; then
+		mount --bind "$E2E_RUN_DIR" /run ||
+			e2e_die "cannot bind $E2E_RUN_DIR on /run (not in a private mount namespace?)"
+	else
+		mount -t tmpfs -o mode=0755,nosuid,nodev postern-run /run ||
+			e2e_die "cannot mount a private /run (not in a private mount namespace?)"
+	fi
 	install -d -m 0755 -o root -g root /run/sshd
+}
+
+# Pseudo-terminals for tests that type at a prompt. The private /dev of
+# syslog-capture may not reach a devpts instance through /dev/ptmx; then
+# give this mount namespace its own.
+e2e_private_pts() {
+	python3 -c 'import os; os.openpty()' 2>/dev/null && return 0
+	mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 postern-pts /dev/pts &&
+		mount --bind /dev/pts/ptmx /dev/ptmx
 }
 
 e2e_make_root() {
