@@ -224,8 +224,10 @@ static int verify_app(struct enroll *en)
 		fputs("Code shown by the app: ", stderr);
 		fflush(stdout);
 		n = getline(&line, &cap, stdin);
-		if (n <= 0)
+		if (n <= 0) {
+			fputc('\n', stderr);
 			break;
+		}
 		if (line[n - 1] == '\n')
 			line[n - 1] = '\0';
 		v = totp_verify(&en->rec, line, time(NULL), &policy, &out);

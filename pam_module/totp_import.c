@@ -118,6 +118,7 @@ static int import_text(struct admin *a, const char *file, char *text)
 	char *line;
 	const char *why;
 	unsigned skipped = 0;
+	unsigned imported = 0;
 
 	for (line = text; line != NULL; line = next) {
 		next = strchr(line, '\n');
@@ -131,12 +132,15 @@ static int import_text(struct admin *a, const char *file, char *text)
 		if (why != NULL) {
 			fprintf(stderr, PROG ": %s:%u: skipped: %s\n", file, l.no, why);
 			skipped++;
+		} else {
+			imported++;
 		}
 		explicit_bzero(line, strlen(line));
 	}
 	if (skipped > 0)
-		return admin_fail("import-oath: %s: %u line(s) skipped (see above); the others were imported",
-				  file, skipped);
+		return admin_fail("import-oath: %s: %u user(s) imported, %u line(s) skipped (see above)",
+				  file, imported, skipped);
+	printf("%s: %u user(s) imported\n", file, imported);
 	return 0;
 }
 
