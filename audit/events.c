@@ -18,6 +18,7 @@ static const struct event_info events[] = {
 	{ "install_ok", EMIT_INSTALLD },
 	{ "install_refused", EMIT_INSTALLD },
 	{ "delete", EMIT_INSTALLD | EMIT_SHELL },
+	{ "delete_refused", EMIT_INSTALLD },
 	{ "request_invalid", EMIT_INSTALLD },
 	{ "doap_change", EMIT_POLICY },
 	{ "policy_error", EMIT_ALL },
