@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "build_config.h"
+#include "pam_cfg.h"
 #include "ssh_key.h"
 #include "totp_record.h"
 #include "totp_verify.h"
@@ -249,6 +251,46 @@ static void ssh_fingerprints(void **state)
 	assert_true(ssh_pubkey_text_keys("command=\"x\" ssh-ed25519 AAAA\n", &k, NULL) < 0);
 }
 
+static int cfg_of(struct pam_cfg *cfg, const char *a, const char *b)
+{
+	const char *argv[2] = { a, b };
+
+	return pam_cfg_init(cfg, b ? 2 : (a ? 1 : 0), argv);
+}
+
+static void module_options(void **state)
+{
+	struct pam_cfg cfg;
+
+	(void)state;
+	assert_int_equal(cfg_of(&cfg, NULL, NULL), -1);
+	assert_string_equal(cfg.store, POSTERN_STATEDIR "/totp");
+	assert_int_equal(cfg.window, 1);
+	assert_int_equal(cfg.max_failures, 5);
+	assert_int_equal(cfg.lockout, 900);
+	assert_false(cfg.nullok || cfg.no_pubkey_check || cfg.debug);
+	assert_int_equal(cfg_of(&cfg, "store=/srv/totp", "window=0"), -1);
+	assert_string_equal(cfg.store, "/srv/totp");
+	assert_int_equal(cfg.window, 0);
+	assert_int_equal(cfg_of(&cfg, "max_failures=3", "lockout=60"), -1);
+	assert_int_equal(cfg.max_failures, 3);
+	assert_int_equal(cfg.lockout, 60);
+	assert_int_equal(cfg_of(&cfg, "nullok", "no_pubkey_check"), -1);
+	assert_true(cfg.nullok && cfg.no_pubkey_check);
+	/* Unknown, misspelt or out of range: the index of the culprit. */
+	assert_int_equal(cfg_of(&cfg, "debug", "nulok"), 1);
+	assert_int_equal(cfg_of(&cfg, "nullok=1", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "store=relative/dir", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "store=", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "window=11", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "window=", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "window=1x", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "window=-1", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "max_failures=0", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "lockout=0", NULL), 0);
+	assert_int_equal(cfg_of(&cfg, "lockout=99999999999999999999", NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +302,7 @@ int main(void)
 		cmocka_unit_test(record_roundtrip),
 		cmocka_unit_test(record_refusals),
 		cmocka_unit_test(ssh_fingerprints),
+		cmocka_unit_test(module_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
