@@ -7,8 +7,9 @@ Runs, alternately and RUNS times each, as the current (unprivileged) user:
                                   audit record), policy load included;
   rrsync -wo INCOMING_DIR         with SSH_ORIGINAL_COMMAND=COMMAND, from exec
                                   to its own refusal: rrsync's start-up.
-Each is timed around fork+exec+wait, so both carry the same process cost.
-Prints the medians and the ratio.
+Each is timed around fork+exec+wait, so both carry the same process cost;
+/bin/true, timed the same way, shows that floor. Prints the medians and the
+ratio.
 """
 import os
 import statistics
@@ -32,8 +33,9 @@ def main():
     shell_env = {"SSH_CONNECTION": conn}
     rrsync_env = {"SSH_ORIGINAL_COMMAND": command, "SSH_CONNECTION": conn,
                   "PATH": "/usr/bin:/bin"}
-    shell_ms, rrsync_ms = [], []
+    shell_ms, rrsync_ms, floor_ms = [], [], []
     for i in range(runs + 3):
+        f = timed(["/bin/true"], {})
         s = timed([shell, "-c", command], shell_env)
         r = timed([rrsync, "-wo", "-no-del", "-no-overwrite", "-munge", incoming],
                   rrsync_env)
@@ -45,12 +47,14 @@ def main():
         if i >= 3:              # the first runs warm the page cache
             shell_ms.append(s[0])
             rrsync_ms.append(r[0])
+            floor_ms.append(f[0])
     ms = statistics.median(shell_ms)
     mr = statistics.median(rrsync_ms)
     print("postern-shell exec->decision: median %.2f ms (p90 %.2f, %d runs)"
           % (ms, statistics.quantiles(shell_ms, n=10)[-1], runs))
     print("rrsync start-up->decision:    median %.2f ms (p90 %.2f, %d runs)"
           % (mr, statistics.quantiles(rrsync_ms, n=10)[-1], runs))
+    print("/bin/true (process floor):    median %.2f ms" % statistics.median(floor_ms))
     print("ratio postern-shell / rrsync: %.3f" % (ms / mr))
 
 
