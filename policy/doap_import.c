@@ -8,13 +8,14 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "doap.h"
 #include "doap_gen.h"
 #include "policy_internal.h"
 #include "safefile.h"
 #include "spawn.h"
 
 #define HOOK_TIMEOUT 120
-#define LIST_TEXT_MAX 4096
+#define LIST_TEXT_MAX (DOAP_MAINTAINERS_MAX * 40)
 
 /* Users of a that are not in b, comma separated ("" when none). */
 static void difference(const struct gen_module *a, const struct gen_module *b,

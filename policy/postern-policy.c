@@ -209,9 +209,15 @@ static int import_paths(int argc, char **argv, int first, const struct policy_se
 
 	*n = 0;
 	if (first == argc) {
-		for (i = 0; s->doap_sources != NULL && s->doap_sources[i] != NULL; i++)
-			if (i < PATHS_MAX)
-				paths[(*n)++] = s->doap_sources[i];
+		for (i = 0; s->doap_sources != NULL && s->doap_sources[i] != NULL; i++) {
+			/* Dropping a source would make its modules look removed. */
+			if (i == PATHS_MAX) {
+				fprintf(stderr, PROG ": import-doap: more than %d doap_sources\n",
+					PATHS_MAX);
+				return -1;
+			}
+			paths[(*n)++] = s->doap_sources[i];
+		}
 		if (*n == 0)
 			fprintf(stderr, PROG ": import-doap: no PATH given and no doap_sources in "
 				"the configuration\n");
