@@ -126,6 +126,7 @@ static int auth_info_line(char *line, struct ssh_keys *out, struct pst_err *e)
 {
 	char *type;
 	char *b64;
+	char *end;
 
 	if (strncmp(line, "publickey ", 10) != 0)
 		return 0;
@@ -134,8 +135,11 @@ static int auth_info_line(char *line, struct ssh_keys *out, struct pst_err *e)
 	if (b64 == NULL)
 		return pst_fail(e, EINVAL, "publickey line without a key");
 	*b64++ = '\0';
-	if (strchr(b64, ' ') != NULL)
-		return pst_fail(e, EINVAL, "publickey line with extra fields");
+	/* sshd appends its own description after the key (a certificate's ID,
+	 * serial and CA): not ours to interpret. */
+	end = strchr(b64, ' ');
+	if (end != NULL)
+		*end = '\0';
 	return key_from_words(type, b64, out, e);
 }
 

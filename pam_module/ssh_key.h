@@ -3,7 +3,8 @@
  *
  * sshd (with ExposeAuthInfo-style PAM support, 7.8 and later) puts the
  * methods that already succeeded into the PAM environment as
- * SSH_AUTH_INFO_0, one per line: "publickey <type> <base64 blob>". A line
+ * SSH_AUTH_INFO_0, one per line: "publickey <type> <base64 blob>", for a
+ * certificate followed by sshd's description of it (ignored). A line
  * that claims to be a publickey but does not decode to a blob of that type
  * is an error, not something to skip: the value comes from sshd and a
  * malformed one means something is wrong.

@@ -242,6 +242,10 @@ static void ssh_fingerprints(void **state)
 	assert_true(ssh_auth_info_keys("publickey ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT",
 				       &k, NULL) < 0);
 	assert_true(ssh_auth_info_keys("publickey ssh-ed25519 !!!!", &k, NULL) < 0);
+	/* sshd's own description after a key (certificates) is not part of it. */
+	assert_int_equal(ssh_auth_info_keys("publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT ID x (serial 1) CA ssh-ed25519 SHA256:abc\n",
+					    &k, NULL), 0);
+	assert_string_equal(k.fpr[0], "SHA256:+a5W+os5Q50s5Xf8hZ9lqvA59535ggFeZ3lx4O46I30");
 	assert_int_equal(ssh_auth_info_keys("password\n", &k, NULL), 0);
 	assert_int_equal(k.n, 0);
 	memset(&k, 0, sizeof(k));
