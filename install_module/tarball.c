@@ -98,7 +98,7 @@ static int deadline_check(struct scan *s)
 	struct timespec now;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return fail(s, errno, "internal error: no clock: %s", strerror(errno));
+		return fail(s, EIO, "internal error: no monotonic clock");
 	if (now.tv_sec > s->deadline.tv_sec ||
 	    (now.tv_sec == s->deadline.tv_sec && now.tv_nsec >= s->deadline.tv_nsec))
 		return fail(s, ETIMEDOUT, "checking the tarball took longer than the limit of %u "
@@ -118,8 +118,10 @@ static ssize_t upload_chunk(struct scan *s)
 	do
 		n = read(s->upload_fd, s->chunk, CHUNK);
 	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return fail(s, errno, "reading the upload failed: %s", strerror(errno));
+	if (n < 0) {
+		rc = errno;
+		return fail(s, rc, "reading the upload failed: %s", strerror(rc));
+	}
 	s->out->compressed_size += (uint64_t)n;
 	if (s->out->compressed_size > lim->max_compressed)
 		return fail(s, EFBIG, "the file is larger than the limit of %llu bytes",
@@ -504,7 +506,7 @@ static int scan_setup(struct scan *s, const struct tarball_expect *expect)
 	if (n < 0 || (size_t)n >= sizeof(s->top))
 		return fail(s, EINVAL, "internal error: module and version too long");
 	if (clock_gettime(CLOCK_MONOTONIC, &s->deadline) != 0)
-		return fail(s, errno, "internal error: no clock: %s", strerror(errno));
+		return fail(s, EIO, "internal error: no monotonic clock");
 	s->deadline.tv_sec += (time_t)lim->time_limit;
 	/*
 	 * libarchive converts pax (UTF-8) names to the locale's charset and
