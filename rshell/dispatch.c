@@ -7,12 +7,14 @@
 #include "dispatch.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "rsync_args.h"
 #include "text.h"
 
 #define FILE_NAME_MAX 255
+#define INSTALL_USAGE "install-module [--dry-run] [--force] FILE..."
 
 typedef int args_check_fn(size_t argc, char *const argv[], struct pst_err *e);
 
@@ -39,15 +41,30 @@ int shell_file_name_check(const char *cmd, const char *name, struct pst_err *e)
 	return 0;
 }
 
+/* The options postern-installd knows (docs/RELEASES.md); --force is for
+ * the release team, which the daemon decides. */
+static bool install_option(const char *word, bool *dry_run, bool *force)
+{
+	bool *seen = strcmp(word, "--dry-run") == 0 ? dry_run :
+		     strcmp(word, "--force") == 0 ? force : NULL;
+
+	if (seen == NULL || *seen)
+		return false;
+	*seen = true;
+	return true;
+}
+
 static int install_check(size_t argc, char *const argv[], struct pst_err *e)
 {
+	bool dry_run = false;
+	bool force = false;
 	size_t i = 1;
 	int rc;
 
-	if (argc > 1 && strcmp(argv[1], "--dry-run") == 0)
+	while (i < argc && install_option(argv[i], &dry_run, &force))
 		i++;
 	if (i == argc)
-		return pst_fail(e, EINVAL, "install-module: no file given (usage: install-module [--dry-run] FILE...)");
+		return pst_fail(e, EINVAL, "install-module: no file given (usage: " INSTALL_USAGE ")");
 	for (; i < argc; i++) {
 		rc = shell_file_name_check("install-module", argv[i], e);
 		if (rc < 0)

@@ -43,8 +43,9 @@ void shell_help_print(FILE *out, const char *user, const struct policy *policy)
 	fprintf(out,
 		"This account publishes releases; it has no shell. Allowed commands:\n"
 		"  rsync                      upload, run by your rsync client:  rsync FILE HOST:\n"
-		"  install-module [--dry-run] FILE...\n"
+		"  install-module [--dry-run] [--force] FILE...\n"
 		"                             install uploaded release tarballs\n"
+		"                             (--force: release team, replace a version)\n"
 		"  list [MODULE]              list releases and your pending uploads\n"
 		"  delete-own FILE            delete one of your uploads or recent releases\n"
 		"  help                       this text\n");

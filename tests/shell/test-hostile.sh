@@ -103,7 +103,7 @@ run_case "interactive login (argv[0] -postern-shell): refused, SSH_ORIGINAL_COMM
 	"no command given: this account has no interactive shell" \
 	"SSH_ORIGINAL_COMMAND=help" -- bash -c 'exec -a -postern-shell "$0"' "$SH"
 check "interactive login: the allowed commands are listed" \
-	grep -q "install-module \[--dry-run\] FILE" <<<"$LAST_OUT"
+	grep -q "install-module \[--dry-run\] \[--force\] FILE" <<<"$LAST_OUT"
 expect_record "$PORT" "event=command_deny .* command=- mode=login_shell reason=\"no command given"
 
 PORT=$((PORT + 1))

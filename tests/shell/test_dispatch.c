@@ -140,12 +140,17 @@ static void test_release_commands(void **state)
 	(void)state;
 	allowed("install-module gtk-4.14.0.tar.xz", SHELL_INSTALL_MODULE);
 	allowed("install-module --dry-run gtk-4.14.0.tar.xz glib-2.80.0.tar.xz", SHELL_INSTALL_MODULE);
+	allowed("install-module --force gtk-4.14.0.tar.xz", SHELL_INSTALL_MODULE);
+	allowed("install-module --force --dry-run gtk-4.14.0.tar.xz", SHELL_INSTALL_MODULE);
 	allowed("list", SHELL_LIST);
 	allowed("list gtk", SHELL_LIST);
 	allowed("delete-own gtk-4.14.0.tar.xz", SHELL_DELETE_OWN);
 	allowed("help", SHELL_HELP);
 	refused("install-module", "no file given");
 	refused("install-module --dry-run", "no file given");
+	refused("install-module --dry-run --dry-run x.tar.xz", "may not start with '-'");
+	refused("install-module --force --force x.tar.xz", "may not start with '-'");
+	refused("install-module -- x.tar.xz", "may not start with '-'");
 	refused("install-module -rf x", "may not start with '-'");
 	refused("install-module gtk.tar.xz --force", "may not start with '-'");
 	refused("install-module ../gtk-1.tar.xz", "without '/'");
