@@ -240,6 +240,8 @@ static int run(const char *command, struct query *q, const struct input_options 
 	int rc;
 
 	rc = input_read_all(in, q, files, nfiles, &set, &stats);
+	if (rc == 0 && stats.records == 0 && !in->quiet)
+		fprintf(stderr, PROG ": note: no postern audit record in the input (is it auth.log, or journalctl -o json output?)\n");
 	if (rc == 0) {
 		record_set_sort(&set);
 		if (command != NULL && strcmp(command, "summary") == 0)
