@@ -32,15 +32,16 @@ fi
 MAINT=pte2e-maint
 OTHER=pte2e-other
 REL=pte2e-rel
+LOCKED=pte2e-lock
 T=
 trap 'e2e_teardown || true' EXIT
 
 e2e_setup
 T=$E2E_ROOT/t
 install -d -m 0700 "$T"
-for u in "$MAINT" "$OTHER" "$REL"; do e2e_add_uploader "$u"; done
+for u in "$MAINT" "$OTHER" "$REL" "$LOCKED"; do e2e_add_uploader "$u"; done
 e2e_write_policy "$REL" "hello:$MAINT"
-for u in "$MAINT" "$OTHER" "$REL"; do e2e_enroll "$u"; done
+for u in "$MAINT" "$OTHER" "$REL" "$LOCKED"; do e2e_enroll "$u"; done
 e2e_start
 touch "$T/started"
 set +e
@@ -222,6 +223,33 @@ misconfigured_sshd() {
 }
 case_ "sshd misconfigured without the key step: pam_postern still refuses (no_key_step)" \
 	misconfigured_sshd
+
+# pam_postern's default max_failures is 5: the fifth wrong code locks the
+# account; then even the right code fails, and the client cannot tell the
+# difference. The admin's unlock lets the right code in again.
+lockout() {
+	local i denied
+	for i in 1 2 3 4 5; do
+		e2e_set_code "$(e2e_wrong_code "$LOCKED")"
+		run e2e_ssh "$LOCKED" -- help
+		want_rc 255 || return 1
+	done
+	denied=$(cat "$T/err")
+	want_log "$MARK" "event=lockout" "user=$LOCKED" || return 1
+	MARK=$(e2e_log_mark)
+	e2e_set_code "$(e2e_fresh_code "$LOCKED")"
+	run e2e_ssh "$LOCKED" -- help
+	want_rc 255 && [ "$(cat "$T/err")" = "$denied" ] ||
+		{ fail_with "a locked account must look like a wrong code to the client"; return 1; }
+	want_log "$MARK" "event=login_fail" "user=$LOCKED" "reason=locked" || return 1
+	MARK=$(e2e_log_mark)
+	run "$E2E_ROOT/bin/postern-totp" -C "$E2E_CONFIG" unlock "$LOCKED"
+	want_rc 0 && want_log "$MARK" "event=totp_unlock" "user=$LOCKED" || return 1
+	e2e_set_code "$(e2e_fresh_code "$LOCKED")"
+	run e2e_ssh "$LOCKED" -- help
+	want_rc 0 && want_log "$MARK" "event=login_ok" "user=$LOCKED" && unchanged_since "$SNAP"
+}
+case_ "five wrong codes lock the account (silently); postern-totp unlock lets the code in" lockout
 
 interactive_login() {
 	e2e_set_code "$(e2e_fresh_code "$OTHER")"
