@@ -78,6 +78,16 @@ static bool is_digits(const char *s, size_t len)
 	return len > 0;
 }
 
+/* Only [A-Za-z0-9._+-]: what module names and versions are made of, and safe to echo. */
+static bool name_chars_only(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._+-", *s) != NULL))
+			return false;
+	return true;
+}
+
 /* The part starting at *pos; advances *pos past it and its dot. */
 static struct part next_part(const char *v, size_t *pos)
 {
@@ -131,8 +141,11 @@ int release_version_check(const char *version, struct pst_err *e)
 	if (len > RELEASE_VERSION_MAX)
 		return pst_fail(e, EINVAL, "the version is longer than %d characters",
 				RELEASE_VERSION_MAX);
+	if (!name_chars_only(version))
+		return pst_fail(e, EINVAL, "the version may only contain digits, dots and the "
+				"words alpha, beta and rc");
 	if (version[len - 1] == '.')
-		return pst_fail(e, EINVAL, "version %.*s ends with a dot", (int)len, version);
+		return pst_fail(e, EINVAL, "version %s ends with a dot", version);
 	while (pos < len) {
 		cur = next_part(version, &pos);
 		if (++n > RELEASE_VERSION_PARTS)
@@ -249,6 +262,9 @@ int release_name_parse(const char *filename, struct release_name *out, struct ps
 		return pst_fail(e, EINVAL, "the name is longer than %d characters", RELEASE_FILE_MAX);
 	if (strchr(filename, '/') != NULL)
 		return pst_fail(e, EINVAL, "give the file name only, without a directory");
+	if (!name_chars_only(filename))
+		return pst_fail(e, EINVAL, "the name may only contain letters, digits and . _ + - "
+				"(no spaces, no other characters)");
 	rc = split_suffix(filename, &stem_len, &out->compression, e);
 	if (rc < 0)
 		return rc;

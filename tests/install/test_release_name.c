@@ -74,13 +74,16 @@ static const struct {
 	{ "gtk-1234567890.tar.xz", "longer than 9 digits" },
 	{ "gtk-1.2.3.4.5.6.7.8.9.tar.xz", "more than 8 parts" },
 	{ "gtk-45.Alpha.tar.xz", "'Alpha' is neither" },
-	{ "gtk-1.2 .tar.xz", "'2 ' is neither" },
+	{ "gtk-1.2 .tar.xz", "may only contain letters, digits and . _ + -" },
+	{ "gtk-1.2\x1b[2J.tar.xz", "may only contain letters, digits and . _ + -" },
 	{ "../gtk-1.0.tar.xz", "without a directory" },
 	{ "sub/gtk-1.0.tar.xz", "without a directory" },
 	{ ".gtk-1.0.tar.xz", "module name '.gtk' is not allowed" },
-	{ "gt k-1.0.tar.xz", "module name 'gt k' is not allowed" },
-	{ "gtk\n-1.0.tar.xz", "is not allowed" },
-	{ "g\xc3\xb6-1.0.tar.xz", "is not allowed" },
+	{ "gt k-1.0.tar.xz", "may only contain letters" },
+	{ "_gtk-1.0.tar.xz", "module name '_gtk' is not allowed" },
+	{ "gtk\n-1.0.tar.xz", "may only contain letters" },
+	{ "g\xc3\xb6-1.0.tar.xz", "may only contain letters" },
+	{ "gtk-1.0_1.tar.xz", "'0_1' is neither a number" },
 };
 
 static void test_bad_names(void **state)
@@ -218,6 +221,8 @@ static void test_dir_refusals(void **state)
 	assert_int_equal(release_version_dir("4.1", "minor", out, sizeof(out), &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "version_dir 'minor' is not known"));
 	assert_int_equal(release_version_dir("4.x", NULL, out, sizeof(out), &e), -EINVAL);
+	assert_int_equal(release_version_check("4.1\n", &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "may only contain digits, dots"));
 	assert_int_equal(release_version_dir("4.1", NULL, small, sizeof(small), &e), -EINVAL);
 }
 
