@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
-
 /*
  * glibc's list of variables it ignores in set-uid programs (unsecvars.h),
  * without TMPDIR, which pam_tmpdir sets legitimately and which nothing here

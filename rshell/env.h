@@ -8,7 +8,7 @@
 #define POSTERN_RSHELL_ENV_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+#include <stddef.h>
 
 #include "spawn.h"
 

@@ -7,7 +7,6 @@
 #ifndef POSTERN_RSHELL_RSYNC_ARGS_H
 #define POSTERN_RSHELL_RSYNC_ARGS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "errmsg.h"
