@@ -7,6 +7,8 @@
 #include <archive.h>
 #include <errno.h>
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -412,6 +414,57 @@ static void test_limits_must_be_set(void **state)
 	expect_refused(&spec, RELEASE_XZ, &lim, -EINVAL, "limits are not set");
 }
 
+struct trickle {
+	int fd;
+	const unsigned char *buf;
+	size_t len;
+};
+
+/* A slow uploader: one byte every 200 ms, until the reader goes away. */
+static void *trickle_write(void *arg)
+{
+	const struct timespec pause = { 0, 200 * 1000 * 1000 };
+	struct trickle *t = arg;
+	size_t i;
+
+	for (i = 0; i < t->len; i++) {
+		if (write(t->fd, t->buf + i, 1) != 1)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	close(t->fd);
+	return NULL;
+}
+
+static void test_time_limit(void **state)
+{
+	struct maker_spec spec = { small, N(small), 0, 0, { ARCHIVE_FILTER_XZ } };
+	struct policy_limits lim = defaults;
+	struct tarball_expect x = { "demo", "1.0", RELEASE_XZ, &lim };
+	struct tarball_result res;
+	struct trickle t;
+	struct pst_err e;
+	pthread_t writer;
+	int fd = maker_build(&spec), staging = maker_memfd("staging"), pipefd[2];
+	unsigned char *file;
+	size_t len;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	file = maker_slurp(fd, &len);
+	close(fd);
+	assert_int_equal(pipe(pipefd), 0);
+	t = (struct trickle){ pipefd[1], file, len };
+	assert_int_equal(pthread_create(&writer, NULL, trickle_write, &t), 0);
+	lim.time_limit = 1;
+	assert_int_equal(tarball_check_copy(pipefd[0], staging, &x, &res, &e), -ETIMEDOUT);
+	assert_non_null(strstr(e.msg, "took longer than the limit of 1 seconds"));
+	close(pipefd[0]);
+	pthread_join(writer, NULL);
+	close(staging);
+	free(file);
+}
+
 static const struct {
 	const char *name;
 	enum tarball_member_kind kind;
@@ -501,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_data),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
+		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_member_check_table),
 		cmocka_unit_test(test_member_check_long_names),
 	};
