@@ -43,6 +43,9 @@
 #include "text.h"
 
 #define CHUNK (256 * 1024)
+
+static const char damaged_stream[] =
+	"the compressed data is damaged, cut short or followed by other data";
 #define TOP_MAX (NAME_MODULE_MAX + RELEASE_VERSION_MAX + 2)
 
 struct scan {
@@ -176,7 +179,7 @@ static ssize_t stream_block(struct scan *s, const void **buf)
 	if (r == ARCHIVE_EOF)
 		return 0;
 	if (r != ARCHIVE_OK)
-		return archive_failed(s, s->stream, "the compressed data is damaged, cut short or followed by other data");
+		return archive_failed(s, s->stream, damaged_stream);
 	s->out->uncompressed_size += size;
 	if (uncompressed_caps_check(s) < 0 || deadline_check(s) < 0)
 		return s->rc;
@@ -254,7 +257,7 @@ static int stream_open(struct scan *s)
 	    archive_read_support_format_empty(s->stream) != ARCHIVE_OK)
 		return fail(s, ENOTSUP, "internal error: libarchive lacks the raw format");
 	if (archive_read_open(s->stream, s, NULL, upload_read, NULL) != ARCHIVE_OK)
-		return archive_failed(s, s->stream, "the compressed data is damaged, cut short or followed by other data");
+		return archive_failed(s, s->stream, damaged_stream);
 	if (compression_check(s) < 0)
 		return s->rc;
 	switch (archive_read_next_header(s->stream, &entry)) {
@@ -263,7 +266,7 @@ static int stream_open(struct scan *s)
 	case ARCHIVE_EOF:
 		return fail(s, EBADMSG, "the file is empty");
 	default:
-		return archive_failed(s, s->stream, "the compressed data is damaged, cut short or followed by other data");
+		return archive_failed(s, s->stream, damaged_stream);
 	}
 }
 

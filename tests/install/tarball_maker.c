@@ -42,6 +42,24 @@ static void write_all(int fd, const void *buf, size_t len)
 	assert_int_equal(write(fd, buf, len), (ssize_t)len);
 }
 
+static unsigned entry_type(char type)
+{
+	switch (type) {
+	case 'd':
+		return AE_IFDIR;
+	case 'l':
+		return AE_IFLNK;
+	case 'c':
+		return AE_IFCHR;
+	case 'b':
+		return AE_IFBLK;
+	case 'p':
+		return AE_IFIFO;
+	default:
+		return AE_IFREG;
+	}
+}
+
 static void member_write(struct archive *a, const struct maker_member *m)
 {
 	struct archive_entry *e = archive_entry_new();
@@ -52,17 +70,15 @@ static void member_write(struct archive *a, const struct maker_member *m)
 	archive_entry_set_pathname(e, m->name);
 	archive_entry_set_perm(e, m->type == 'd' ? 0755 : 0644);
 	archive_entry_set_mtime(e, 1700000000, 0);
-	switch (m->type) {
-	case 'd': archive_entry_set_filetype(e, AE_IFDIR); break;
-	case 'l': archive_entry_set_filetype(e, AE_IFLNK); archive_entry_set_symlink(e, m->link); break;
-	case 'h': archive_entry_set_filetype(e, AE_IFREG); archive_entry_set_hardlink(e, m->link); break;
-	case 'c': archive_entry_set_filetype(e, AE_IFCHR); archive_entry_set_rdev(e, 0x0103); break;
-	case 'b': archive_entry_set_filetype(e, AE_IFBLK); archive_entry_set_rdev(e, 0x0800); break;
-	case 'p': archive_entry_set_filetype(e, AE_IFIFO); break;
-	default:
-		archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_filetype(e, entry_type(m->type));
+	if (m->type == 'l')
+		archive_entry_set_symlink(e, m->link);
+	if (m->type == 'h')
+		archive_entry_set_hardlink(e, m->link);
+	if (m->type == 'c' || m->type == 'b')
+		archive_entry_set_rdev(e, 0x0103);
+	if (m->type == 'f')
 		archive_entry_set_size(e, (la_int64_t)size);
-	}
 	assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
 	if (m->type == 'f' && m->data != NULL)
 		assert_int_equal(archive_write_data(a, m->data, size), (la_ssize_t)size);

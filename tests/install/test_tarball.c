@@ -251,7 +251,8 @@ static void test_unreadable(void **state)
 		free(buf);
 		check_fd(fd, &r);
 		assert_int_equal(r.rc, -EBADMSG);
-		assert_non_null(strstr(r.e.msg, "the compressed data is damaged, cut short or followed by other data"));
+		assert_non_null(strstr(r.e.msg, "the compressed data is damaged, cut short or "
+					   "followed by other data"));
 	}
 
 	/* An empty file. */
