@@ -255,6 +255,11 @@ static void test_unreadable(void **state)
 					   "followed by other data"));
 	}
 
+	/* A tar with no member at all, only its end-of-archive blocks. */
+	check_fd(maker_build(&(struct maker_spec){ small, 0, 0, 0, { ARCHIVE_FILTER_XZ } }), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "the tar archive is empty"));
+
 	/* An empty file. */
 	check_fd(maker_memfd("empty"), &r);
 	assert_int_equal(r.rc, -EBADMSG);
