@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -177,6 +178,8 @@ int main(int argc, char **argv)
 	if (geteuid() == 0 && (installd_prepare_state(d.set->state, uid, gid, &e) < 0 ||
 			       installd_drop_privileges(uid, gid, &e) < 0))
 		die("setup as root", e.msg);
+	/* Releases and indexes are published as they are: world-readable. */
+	umask(022);
 	d.uid = geteuid();
 	if (installd_open_dirs(&d, &e) < 0)
 		die("directories", e.msg);

@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "attic.h"
 #include "ledger.h"
 #include "safefile.h"
 #include "text.h"
@@ -45,6 +46,67 @@ static bool file_in_tree(const struct installd *d, const struct ledger_record *r
 	return found;
 }
 
+/* Open <state>/attic/<module>/<stamp> named by a record's attic field. */
+static int open_attic_event(const struct installd *d, const struct ledger_record *r)
+{
+	char stamp[NAME_MAX + 1];
+	size_t prefix = strlen("attic/") + strlen(r->module) + 1;
+	int module_fd;
+	int fd;
+
+	if (strncmp(r->attic, "attic/", 6) != 0 || strncmp(r->attic + 6, r->module, strlen(r->module)) != 0 ||
+	    r->attic[prefix - 1] != '/' || !str_copy(stamp, sizeof(stamp), r->attic + prefix) ||
+	    !sf_is_component(stamp))
+		return -EINVAL;
+	module_fd = openat(d->attic_fd, r->module, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (module_fd < 0)
+		return -errno;
+	fd = openat(module_fd, stamp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(module_fd);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A --force install died after moving the old files to the attic and before
+ * its own file arrived: put the old files back where they were.
+ */
+static int restore_forced(const struct installd *d, const struct ledger_record *r,
+			  struct pst_err *e)
+{
+	struct dirent *de;
+	DIR *dh = NULL;
+	int walk_fd = -1;
+	int module_fd;
+	int dir_fd;
+	int rc = 0;
+	int event_fd = open_attic_event(d, r);
+
+	if (event_fd < 0)
+		return pst_fail(e, -event_fd, "%s: cannot open the attic directory to restore from", r->attic);
+	module_fd = tree_module_open(d->sources_fd, r->module, 1, e);
+	dir_fd = module_fd < 0 ? -1 : openat(module_fd, r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (module_fd >= 0)
+		close(module_fd);
+	if (dir_fd >= 0)
+		walk_fd = openat(event_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (walk_fd >= 0)
+		dh = fdopendir(walk_fd);
+	if (dh == NULL && walk_fd >= 0)
+		close(walk_fd);
+	if (dh == NULL)
+		rc = pst_fail(e, EIO, "%s/%s: cannot restore the old release", r->module, r->dir);
+	while (rc == 0 && (de = readdir(dh)) != NULL) {
+		if (de->d_name[0] != '.')
+			rc = attic_move(event_fd, de->d_name, dir_fd, e);
+	}
+	if (dh != NULL)
+		closedir(dh);
+	if (dir_fd >= 0)
+		close(dir_fd);
+	close(event_fd);
+	return rc;
+}
+
 /* Finish what the intent of module describes. Called with the lock held. */
 static int recover(const struct installd *d, const char *module, struct pst_err *e)
 {
@@ -68,11 +130,16 @@ static int recover(const struct installd *d, const char *module, struct pst_err 
 	if (rc < 0)
 		return rc;
 	syslog(LOG_WARNING, "recovering an interrupted change of %s", module);
-	rc = tree_reindex(d->sources_fd, module, e);
-	if (rc == 0 && ledger_parse(line, &r) && strcmp(r.module, module) == 0) {
+	if (ledger_parse(line, &r) && strcmp(r.module, module) == 0) {
 		done = file_in_tree(d, &r) == (strcmp(r.op, "install") == 0);
-		if (done && !ledger_has_line(d->state_fd, line))
+		if (!done && strcmp(r.op, "install") == 0 && strcmp(r.forced, "yes") == 0)
+			rc = restore_forced(d, &r, e);
+		if (rc == 0)
+			rc = tree_reindex(d->sources_fd, module, e);
+		if (rc == 0 && done && !ledger_has_line(d->state_fd, line))
 			rc = ledger_append(d->state_fd, line, e);
+	} else {
+		rc = tree_reindex(d->sources_fd, module, e);
 	}
 	free(line);
 	if (rc == 0)

@@ -184,7 +184,7 @@ static int check_content(struct install_job *j)
 		fail(j, &e);
 	else if (!upload_unchanged(j))
 		rc = -EAGAIN;
-	else if (fsync(staging) != 0) {
+	else if (fchmod(staging, INSTALLD_TREE_FILE_MODE) != 0 || fsync(staging) != 0) {
 		rc = pst_fail(&e, errno, "cannot sync the staging file: %s", strerror(errno));
 		fail(j, &e);
 	}
@@ -224,12 +224,10 @@ static int open_version_dir(int module_fd, const char *dir, struct pst_err *e)
 	return fd;
 }
 
-/* --force: the old files of this version (any format, and its checksum) go to the attic. */
-static int retire_old(struct install_job *j, int module_fd, const struct tree_module *m,
-		      struct pst_err *e)
+/* --force: the old files of this version (any format, and its checksum) go to event_fd. */
+static int retire_old(const struct install_job *j, int module_fd, const struct tree_module *m,
+		      int event_fd, struct pst_err *e)
 {
-	char rel[256];
-	int event_fd = -1;
 	int dir_fd;
 	size_t i;
 	int rc = 0;
@@ -239,20 +237,12 @@ static int retire_old(struct install_job *j, int module_fd, const struct tree_mo
 		if ((t->kind != TREE_RELEASE && t->kind != TREE_SHA256SUM) ||
 		    strcmp(t->rn.version, j->rn.version) != 0)
 			continue;
-		if (event_fd < 0) {
-			event_fd = attic_event_open(j->d->attic_fd, j->rn.module, rel, sizeof(rel), e);
-			if (event_fd < 0)
-				return event_fd;
-			str_copy(j->rec.attic, sizeof(j->rec.attic), rel);
-		}
 		dir_fd = openat(module_fd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		rc = dir_fd < 0 ? pst_fail(e, errno, "%s: cannot open", t->dir)
 				: attic_move(dir_fd, t->name, event_fd, e);
 		if (dir_fd >= 0)
 			close(dir_fd);
 	}
-	if (event_fd >= 0)
-		close(event_fd);
 	return rc;
 }
 
@@ -279,17 +269,28 @@ static void fill_record(struct install_job *j)
 static int commit(struct install_job *j, int staging, int module_fd, const struct tree_module *m,
 		  struct pst_err *e)
 {
+	char rel[256];
+	int event_fd = -1;
 	int dir_fd;
 	int rc;
 
 	fill_record(j);
-	if (!ledger_format(&j->rec, j->line, sizeof(j->line)))
-		return pst_fail(e, EINVAL, "the ledger record cannot be written");
-	rc = module_intent_write(j->d, j->rn.module, j->line, e);
-	if (rc == 0 && tree_find_version(m, j->rn.version) != NULL)
-		rc = retire_old(j, module_fd, m, e);
-	if (rc == 0 && j->rec.attic[0] != '-' && ledger_format(&j->rec, j->line, sizeof(j->line)))
+	if (tree_find_version(m, j->rn.version) != NULL) {
+		/* The intent names the attic directory before anything moves there, so a
+		 * recovery can bring the old files back if the new one never arrives. */
+		event_fd = attic_event_open(j->d->attic_fd, j->rn.module, rel, sizeof(rel), e);
+		if (event_fd < 0)
+			return event_fd;
+		str_copy(j->rec.attic, sizeof(j->rec.attic), rel);
+	}
+	rc = ledger_format(&j->rec, j->line, sizeof(j->line)) ? 0
+		: pst_fail(e, EINVAL, "the ledger record cannot be written");
+	if (rc == 0)
 		rc = module_intent_write(j->d, j->rn.module, j->line, e);
+	if (rc == 0 && event_fd >= 0)
+		rc = retire_old(j, module_fd, m, event_fd, e);
+	if (event_fd >= 0)
+		close(event_fd);
 	if (rc < 0)
 		return rc;
 	dir_fd = open_version_dir(module_fd, j->dir, e);

@@ -175,12 +175,15 @@ static int update_latest(int module_fd, const struct tree_module *m, const char 
 	return rc;
 }
 
-static bool dir_seen_before(const struct tree_module *m, size_t upto, const char *dir)
+/* True when an entry before upto lies in dir (and, with only_other, is TREE_OTHER). */
+static bool dir_seen_before(const struct tree_module *m, size_t upto, const char *dir,
+			    bool only_other)
 {
 	size_t i;
 
 	for (i = 0; i < upto; i++) {
-		if (strcmp(m->entries[i].dir, dir) == 0)
+		if (strcmp(m->entries[i].dir, dir) == 0 &&
+		    (!only_other || m->entries[i].kind == TREE_OTHER))
 			return true;
 	}
 	return false;
@@ -260,7 +263,7 @@ static void json_others(struct strbuf *b, const struct tree_module *m)
 
 	strbuf_add(b, "{");
 	for (i = 0; i < m->n; i++) {
-		if (m->entries[i].kind != TREE_OTHER || dir_seen_before(m, i, m->entries[i].dir))
+		if (m->entries[i].kind != TREE_OTHER || dir_seen_before(m, i, m->entries[i].dir, true))
 			continue;
 		strbuf_add(b, first_dir ? "" : ", ");
 		first_dir = false;
@@ -314,7 +317,7 @@ static int reindex_scanned(int module_fd, const char *module, struct pst_err *e)
 	if (rc < 0)
 		return rc;
 	for (i = 0; rc == 0 && i < m.n; i++) {
-		if (strcmp(m.entries[i].dir, ".") != 0 && !dir_seen_before(&m, i, m.entries[i].dir))
+		if (strcmp(m.entries[i].dir, ".") != 0 && !dir_seen_before(&m, i, m.entries[i].dir, false))
 			rc = update_latest(module_fd, &m, m.entries[i].dir, e);
 	}
 	if (rc == 0)

@@ -149,11 +149,18 @@ tree_state() {
 		xargs -0 -r sh -c 'for p; do if [ -L "$p" ]; then echo "$p -> $(readlink "$p")"; elif [ -f "$p" ]; then echo "$p $(sha256sum < "$p")"; else echo "$p/"; fi; done' sh)
 }
 
-audit_has() { # audit_has EVENT PATTERN...: a record of EVENT matching every pattern
-	ev="$1"; shift
-	lines=$(grep "event=$ev " "$LOG" || true)
-	for p; do lines=$(printf '%s\n' "$lines" | grep -e "$p" || true); done
-	[ -n "$lines" ]
+# audit_has EVENT PATTERN...: a record of EVENT matching every pattern. The
+# capture writes asynchronously, so give it up to two seconds.
+audit_has() {
+	local ev="$1" tries=0 lines p
+	shift
+	while [ $tries -lt 40 ]; do
+		lines=$(grep "event=$ev " "$LOG" || true)
+		for p; do lines=$(printf '%s\n' "$lines" | grep -e "$p" || true); done
+		[ -n "$lines" ] && return 0
+		sleep 0.05; tries=$((tries + 1))
+	done
+	return 1
 }
 
 cache_versions() { # the version list of cache.json for module $1

@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..$((3 * 10 + 6))"
+echo "1..$((3 * 10 + 8))"
 start_daemon
 make_tarball ptinst-m ptmod-1.0.tar.xz
 client ptinst-m install-module ptmod-1.0.tar.xz >/dev/null 2>&1
@@ -72,6 +72,21 @@ chown ptinst-d "$R/state/locks/ptmod.intent"; chmod 0600 "$R/state/locks/ptmod.i
 start_daemon
 [ ! -e "$R/state/locks/ptmod.intent" ] && ! grep -q 'version=6.1' "$R/state/ledger" && [ "$before" = "$(tree_state)" ] &&
 	ok "an intent whose file never arrived changes nothing" || not_ok "phantom 6.1 recorded"
+# The state a kill in a --force install leaves between "old files to the attic"
+# and "new file linked": the old release must come back from the attic.
+stop_daemon
+before=$(tree_state)
+stamp=20261203T070000Z.4242
+install -d -o ptinst-d -g ptinst-d -m 0750 "$R/state/attic/ptmod" "$R/state/attic/ptmod/$stamp"
+mv "$R/pub/sources/ptmod/6.0/ptmod-6.0.tar.xz" "$R/pub/sources/ptmod/6.0/ptmod-6.0.sha256sum" "$R/state/attic/ptmod/$stamp/"
+forced="${line/forced=no attic=-/forced=yes attic=attic/ptmod/$stamp}"
+forced="${forced/user=ptinst-m/user=ptinst-rt}"
+printf '%s\n' "$forced" > "$R/state/locks/ptmod.intent"
+chown ptinst-d "$R/state/locks/ptmod.intent"; chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+[ "$before" = "$(tree_state)" ] && [ -z "$(ls -A "$R/state/attic/ptmod/$stamp")" ] &&
+	ok "an interrupted --force puts the old release back from the attic" || not_ok "force not restored: $(ls -R "$R/pub/sources/ptmod/6.0" "$R/state/attic/ptmod")"
+! grep -q "user=ptinst-rt module=ptmod version=6.0" "$R/state/ledger" && ok "and records no install that did not happen" || not_ok "phantom forced install in the ledger"
 trap - EXIT
 kill_daemon
 [ "$failed" = 0 ]

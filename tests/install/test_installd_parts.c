@@ -1,0 +1,193 @@
+/*
+ * Unit tests of the daemon's pure parts: the wire request codec, the ledger
+ * line format, and the indexes written for a module directory.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ledger.h"
+#include "tree_index.h"
+#include "wire.h"
+
+static void request(struct wire_request *r, enum wire_op op, unsigned flags, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->flags = flags;
+	strcpy(r->name, name);
+	strcpy(r->from, "192.0.2.7");
+	strcpy(r->port, "50122");
+	strcpy(r->sid, "3f9c0a7e51b2d4c8");
+}
+
+static void test_wire_round_trip(void **state)
+{
+	struct wire_request r;
+	struct wire_request back;
+	uint8_t buf[WIRE_REQUEST_MAX];
+	size_t len;
+
+	(void)state;
+	request(&r, WIRE_OP_INSTALL, WIRE_FLAG_DRY_RUN | WIRE_FLAG_FORCE, "gtk-4.14.0.tar.xz");
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	assert_true(len > WIRE_HEADER_LEN);
+	assert_int_equal(wire_request_decode(buf, len, &back, NULL), 0);
+	assert_int_equal(back.op, WIRE_OP_INSTALL);
+	assert_int_equal(back.flags, WIRE_FLAG_DRY_RUN | WIRE_FLAG_FORCE);
+	assert_string_equal(back.name, "gtk-4.14.0.tar.xz");
+	assert_string_equal(back.sid, "3f9c0a7e51b2d4c8");
+	/* Every prefix is refused, never read past. */
+	while (--len > 0)
+		assert_int_equal(wire_request_decode(buf, len, &back, NULL), -EPROTO);
+}
+
+static void test_wire_refusals(void **state)
+{
+	struct wire_request r;
+	uint8_t buf[WIRE_REQUEST_MAX];
+	struct pst_err e;
+	size_t len;
+
+	(void)state;
+	request(&r, WIRE_OP_INSTALL, 0, "../etc/passwd");
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	request(&r, WIRE_OP_LIST_MODULE, WIRE_FLAG_FORCE, "gtk");
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	request(&r, WIRE_OP_DELETE, 0, "gtk-1.0.tar.xz");
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	assert_true(len > 0);
+	buf[WIRE_HEADER_LEN] = '\n';     /* a control character in the name */
+	assert_int_equal(wire_request_decode(buf, len, &r, &e), -EPROTO);
+	request(&r, WIRE_OP_DELETE, 0, "gtk-1.0.tar.xz");
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	buf[5] = 9;                      /* unknown op */
+	assert_int_equal(wire_request_decode(buf, len, &r, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "unknown operation"));
+	memcpy(buf, "PSTX", 4);
+	assert_int_equal(wire_request_decode(buf, len, &r, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "magic"));
+}
+
+static void test_ledger_round_trip(void **state)
+{
+	struct ledger_record r = { 0 };
+	struct ledger_record back;
+	char line[LEDGER_LINE_MAX];
+
+	(void)state;
+	r.when = 1796280000;
+	strcpy(r.op, "install");
+	strcpy(r.user, "alice");
+	strcpy(r.module, "gtk");
+	strcpy(r.version, "4.14.0");
+	strcpy(r.file, "gtk-4.14.0.tar.xz");
+	memset(r.sha256, 'a', 64);
+	strcpy(r.maintainer, "yes");
+	strcpy(r.basis, "maintainer");
+	strcpy(r.dir, "4.14");
+	strcpy(r.forced, "no");
+	strcpy(r.attic, "-");
+	assert_true(ledger_format(&r, line, sizeof(line)));
+	assert_non_null(strstr(line, "time=2026-12-03T"));
+	assert_true(ledger_parse(line, &back));
+	assert_int_equal(back.when, r.when);
+	assert_string_equal(back.file, r.file);
+	assert_string_equal(back.sha256, r.sha256);
+	/* A value that could forge a field is refused by the writer. */
+	strcpy(r.user, "alice op=delete");
+	assert_false(ledger_format(&r, line, sizeof(line)));
+	strcpy(r.user, "alice\nforged");
+	assert_false(ledger_format(&r, line, sizeof(line)));
+}
+
+static void put(int dir, const char *path, const char *text)
+{
+	int fd = openat(dir, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static char *slurp(int dir, const char *path)
+{
+	static char buf[4096];
+	int fd = openat(dir, path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_reindex(void **state)
+{
+	char tmpl[] = "/tmp/postern-reindex-XXXXXX";
+	char target[64];
+	struct pst_err e;
+	int sources;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	sources = open(tmpl, O_RDONLY | O_DIRECTORY);
+	assert_true(sources >= 0);
+	assert_int_equal(mkdirat(sources, "gtk", 0755), 0);
+	assert_int_equal(mkdirat(sources, "gtk/4.14", 0755), 0);
+	assert_int_equal(mkdirat(sources, "gtk/3.24", 0755), 0);
+	put(sources, "gtk/4.14/gtk-4.14.0.tar.xz", "a");
+	put(sources, "gtk/4.14/gtk-4.14.10.tar.xz", "b");
+	put(sources, "gtk/4.14/gtk-4.14.2.tar.gz", "c");
+	put(sources, "gtk/3.24/gtk-3.24.9.tar.xz", "d");
+	put(sources, "gtk/3.24/README \"quoted\"", "e");
+	assert_int_equal(symlinkat("gtk-4.14.0.tar.xz", sources, "gtk/4.14/LATEST-IS-4.14.0"), 0);
+	assert_int_equal(tree_reindex(sources, "gtk", &e), 0);
+	assert_string_equal(slurp(sources, "gtk/cache.json"),
+		"[4, {\"gtk\": {"
+		"\"3.24.9\": {\"tar.xz\": \"3.24/gtk-3.24.9.tar.xz\", \"sha256sum\": \"3.24/gtk-3.24.9.sha256sum\"}, "
+		"\"4.14.0\": {\"tar.xz\": \"4.14/gtk-4.14.0.tar.xz\", \"sha256sum\": \"4.14/gtk-4.14.0.sha256sum\"}, "
+		"\"4.14.2\": {\"tar.gz\": \"4.14/gtk-4.14.2.tar.gz\", \"sha256sum\": \"4.14/gtk-4.14.2.sha256sum\"}, "
+		"\"4.14.10\": {\"tar.xz\": \"4.14/gtk-4.14.10.tar.xz\", \"sha256sum\": \"4.14/gtk-4.14.10.sha256sum\"}}}, "
+		"{\"gtk\": [\"3.24.9\", \"4.14.0\", \"4.14.2\", \"4.14.10\"]}, "
+		"{\"3.24\": [\"README \\\"quoted\\\"\"]}]\n");
+	/* sha256("a") */
+	assert_string_equal(slurp(sources, "gtk/4.14/gtk-4.14.0.sha256sum"),
+		"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  gtk-4.14.0.tar.xz\n");
+	n = readlinkat(sources, "gtk/4.14/LATEST-IS-4.14.10", target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, "gtk-4.14.10.tar.xz");
+	assert_int_equal(faccessat(sources, "gtk/4.14/LATEST-IS-4.14.0", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	char cmd[64];
+
+	close(sources);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wire_round_trip),
+		cmocka_unit_test(test_wire_refusals),
+		cmocka_unit_test(test_ledger_round_trip),
+		cmocka_unit_test(test_reindex),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
