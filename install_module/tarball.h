@@ -58,7 +58,8 @@ struct tarball_result {
 	uint64_t members;              /* tar entries, the top directory included */
 	bool has_news;                 /* "<module>-<version>/NEWS" is a regular file */
 	/* Its first TARBALL_NEWS_LINES lines, at most TARBALL_NEWS_MAX bytes, NUL-terminated;
-	 * NUL bytes and invalid UTF-8 end the excerpt early. Empty when !has_news. */
+	 * a NUL byte or invalid UTF-8 ends the excerpt early, control characters other
+	 * than newline and tab become '?'. Empty when !has_news. */
 	char news_head[TARBALL_NEWS_MAX + 1];
 };
 
@@ -86,7 +87,7 @@ enum tarball_member_kind {
  *   - name is "<module>-<version>" or starts with "<module>-<version>/";
  *     the top entry itself must be a directory;
  *   - no absolute name, no empty, "." or ".." component, no control
- *     characters, valid UTF-8;
+ *     characters, valid UTF-8, at most 4096 bytes;
  *   - only files, directories, symlinks and hard links;
  *   - a hard link's target obeys the same name rules;
  *   - a symlink's target is relative, its ".." components all come first,
@@ -98,8 +99,9 @@ enum tarball_member_kind {
  * NULL) for other kinds.
  *
  * tarball_check_copy() adds the rules that need the whole archive: no
- * member lies under an earlier symlink member, and no hard link points
- * under one.
+ * member lies under an earlier symlink member, and no hard link points to
+ * one or under one (a hard link to a symlink would move its relative
+ * target to another directory).
  */
 bool tarball_member_check(const char *name, enum tarball_member_kind kind, const char *linkname,
 			  const char *module, const char *version, struct pst_err *why);
