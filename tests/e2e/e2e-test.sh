@@ -12,6 +12,9 @@
 set -euo pipefail
 E2E_BUILD=$(cd "${E2E_BUILD:-$1}" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Up to eleven logins of one user inside one 30-second step: with
+# pam_postern's window=10 the harness uses the codes of the next steps
+# instead of waiting (each step is still accepted only once).
 export E2E_TOTP_WINDOW=10
 # shellcheck source=lib.sh
 . "$here/lib.sh"
