@@ -101,6 +101,20 @@ static int load_key_file(struct enroll *en, const char *path)
 	return 0;
 }
 
+/* The issuer ends up in the app's display and the URI label. */
+static bool issuer_valid(const char *s)
+{
+	size_t len = strlen(s);
+	size_t i;
+
+	if (len == 0 || len > ISSUER_MAX || !utf8_valid(s, len))
+		return false;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == ':')
+			return false;
+	return true;
+}
+
 static int parse_options(struct enroll *en, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -117,32 +131,42 @@ static int parse_options(struct enroll *en, int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'a' && !totp_alg_parse(optarg, &en->rec.alg))
-			return admin_fail("enroll: --algorithm must be SHA1, SHA256 or SHA512");
-		if (c == 'd' && strcmp(optarg, "6") != 0 && strcmp(optarg, "8") != 0)
-			return admin_fail("enroll: --digits must be 6 or 8");
-		if (c == 'd')
-			en->rec.digits = (unsigned)atoi(optarg);
-		if (c == 'i')
+		switch (c) {
+		case 'a':
+			if (!totp_alg_parse(optarg, &en->rec.alg))
+				return admin_fail("enroll: --algorithm must be SHA1, SHA256 or SHA512");
+			break;
+		case 'd':
+			if (strcmp(optarg, "6") != 0 && strcmp(optarg, "8") != 0)
+				return admin_fail("enroll: --digits must be 6 or 8");
+			en->rec.digits = optarg[0] == '8' ? 8 : 6;
+			break;
+		case 'i':
 			en->issuer = optarg;
-		if (c == 'k' && load_key_file(en, optarg) != 0)
-			return 1;
-		if (c == 'n')
+			break;
+		case 'k':
+			if (load_key_file(en, optarg) != 0)
+				return 1;
+			break;
+		case 'n':
 			en->no_verify = true;
-		if (c == 'f')
+			break;
+		case 'f':
 			en->force = true;
-		if (c == 'F' && strcmp(optarg, "text") != 0 && strcmp(optarg, "uri") != 0)
-			return admin_fail("enroll: --format must be text or uri");
-		if (c == 'F')
+			break;
+		case 'F':
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "uri") != 0)
+				return admin_fail("enroll: --format must be text or uri");
 			en->uri_only = strcmp(optarg, "uri") == 0;
-		if (c == '?')
+			break;
+		default:
 			return admin_fail("enroll: see " PROG " --help");
+		}
 	}
 	if (optind != argc - 1)
 		return admin_fail("enroll: expected one USER after the options");
 	en->user = argv[optind];
-	if (strlen(en->issuer) == 0 || strlen(en->issuer) > ISSUER_MAX ||
-	    !utf8_valid(en->issuer, strlen(en->issuer)) || strpbrk(en->issuer, ":\n\r\t") != NULL)
+	if (!issuer_valid(en->issuer))
 		return admin_fail("enroll: --issuer must be 1 to %d bytes of UTF-8 without ':' or control characters",
 				  ISSUER_MAX);
 	return 0;
