@@ -21,17 +21,22 @@ static int base_open(const char *base, struct pst_err *e)
 		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
 	};
 	const struct sf_rule base_rule = parent_rule;
-	const char *slash = strrchr(base, '/');
 	char parent[PATH_MAX];
+	size_t len = strlen(base);
+	char *slash;
 	int parentfd;
 	int fd;
 
-	if (base[0] != '/' || slash == NULL || slash[1] == '\0' ||
-	    (size_t)(slash - base) >= sizeof(parent))
-		return pst_fail(e, EINVAL, "%s: paths.incoming must be an absolute path without a trailing '/'",
-				base);
-	memcpy(parent, base, (size_t)(slash - base));
-	parent[slash - base] = '\0';
+	while (len > 1 && base[len - 1] == '/')
+		len--;
+	if (base[0] != '/' || len >= sizeof(parent))
+		return pst_fail(e, EINVAL, "%s: paths.incoming must be an absolute path", base);
+	memcpy(parent, base, len);
+	parent[len] = '\0';
+	slash = strrchr(parent, '/');
+	*slash = '\0';
+	if (!sf_is_component(slash + 1))
+		return pst_fail(e, EINVAL, "%s: paths.incoming must name a directory below /", base);
 	parentfd = sf_open_dir_path(parent[0] ? parent : "/", &parent_rule, SF_TRUSTED_PATH, e);
 	if (parentfd < 0)
 		return parentfd;

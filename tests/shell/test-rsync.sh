@@ -221,5 +221,15 @@ chmod 0711 "$INCOMING"
 push -a new-1.tar.xz h:
 check "incoming restored: the upload goes through again" landed new-1.tar.xz
 
+sed -i "s|incoming: $INCOMING\$|incoming: $INCOMING/|" /etc/postern/postern.yaml
+echo slash >"$SRC/slash-1.tar.xz"
+push -a slash-1.tar.xz h:
+if grep -q "incoming: $INCOMING/\$" /etc/postern/postern.yaml && landed slash-1.tar.xz; then
+	ok "paths.incoming with a trailing '/': uploads still land"
+else
+	not_ok "paths.incoming with a trailing '/': status $STATUS: $OUT"
+fi
+shell_write_config
+
 echo "$TAP_N" >"$ROOT/count"
 exit "$TAP_FAILED"
