@@ -9,7 +9,7 @@
 # /run (the shell's trusted-path walk to <incoming> refuses anything below
 # the world-writable /tmp), removed by the outer script.
 #
-# The test user gets a fixed uid of its own (47xxx) so that "no file owned
+# The test user gets a fixed uid of its own (47311) so that "no file owned
 # by it appeared outside incoming" is a meaningful check even while other
 # suites' users (1001, ...) run in parallel.
 
