@@ -3,7 +3,8 @@
  *
  * One pam_authenticate() as sshd would run it: the PAM environment holds
  * SSH_CONNECTION and, when given, SSH_AUTH_INFO_0; the conversation answers
- * the code prompt with CODE. Prints "result=<PAM code name> prompted=<n>"
+ * the code prompt with CODE (with CODE "--no-answer", the conversation
+ * fails as a client that hung up would). Prints "result=<PAM code name> prompted=<n>"
  * and exits 0, so the test script decides what was expected. Run under
  * pam_wrapper (LD_PRELOAD) so SERVICE comes from PAM_WRAPPER_SERVICE_DIR.
  */
@@ -25,6 +26,10 @@ static int converse(int n, const struct pam_message **msg, struct pam_response *
 	struct pam_response *r;
 	int i;
 
+	if (strcmp(a->code, "--no-answer") == 0) {
+		a->prompted++;
+		return PAM_CONV_ERR;
+	}
 	r = calloc((size_t)n, sizeof(*r));
 	if (r == NULL)
 		return PAM_BUF_ERR;

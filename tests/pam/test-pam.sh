@@ -111,6 +111,13 @@ auth ptpam-nullok ptpam1 000000 "$KEY_A"
 check "nullok does not help an enrolled user with a wrong code" test "$result" = PAM_AUTH_ERR
 check "nothing was created for the unenrolled user" test ! -e "$S/ptpam5"
 
+# --- the client hangs up at the prompt
+before=$(sha256sum <"$S/ptpam1")
+auth ptpam ptpam1 --no-answer "$KEY_A"
+check "no answer to the prompt: PAM_CONV_ERR" test "$result/$prompted" = PAM_CONV_ERR/1
+check "no answer: logged as reason=conversation" logged login_fail reason=conversation
+check "no answer: record untouched" test "$(sha256sum <"$S/ptpam1")" = "$before"
+
 # --- unknown option
 auth ptpam-badopt ptpam1 "$(code_of ptpam1)" "$KEY_A"
 check "unknown option: PAM_SERVICE_ERR, no prompt" test "$result/$prompted" = PAM_SERVICE_ERR/0
