@@ -25,6 +25,27 @@ story=$("$audit" -q --year 2026 --json session "$sid" "$log" |
 [ "$story" = "login_ok command_allow upload_done session_end command_allow install_ok session_end command_allow session_end" ]
 result $? "session $sid: one login, then upload, install and list"
 
+# The same client address and port again later in the same boot: same sid,
+# a second connection.
+{ cat "$log"; grep "sid=$sid" "$log" | sed 's/^Dec  3 [0-9:]*/Dec  3 07:30:00/'; } >"$work/reused.log"
+parts=$("$audit" -q --year 2026 --json session "$sid" "$work/reused.log" |
+	python3 -c 'import json, sys; print(" ".join(str(json.loads(l)["part"]) for l in sys.stdin))')
+[ "$parts" = "1 1 1 1 1 1 1 1 1 2 2 2 2 2 2 2 2 2" ] &&
+	"$audit" -q --year 2026 session "$sid" "$work/reused.log" | grep -q '^-- connection 2 (same address and port) --$'
+result $? "a reused session id splits into two connections at the second login"
+
+# CSV: RFC 4180 cells, the same counts as JSON.
+"$audit" -q --year 2026 --csv summary "$log" >"$work/summary.csv"
+python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+want = {"pte2e-maint": "8 3 1 1 0 0 0", "pte2e-other": "9 0 3 0 0 1 0", "pte2e-rel": "1 0 0 1 0 0 0"}
+sys.exit(not (rows[0][0] == "user" and len(rows) == 4 and
+              all(" ".join(r[1:]) == want[r[0]] for r in rows[1:])))' "$work/summary.csv"
+result $? "summary --csv"
+"$audit" -q --year 2026 --csv session "$sid" "$log" | head -n 1 | grep -q '^part,time,host,event,user,from,port,sid,module,version,file,reason,details'
+result $? "session --csv has a part column"
+
 # Forged and malformed lines in the middle of the real trail change nothing
 # but the count of suspicious lines.
 { head -n 200 "$log"; head -n 13 "$src/data/hostile.log"; tail -n +201 "$log"; } >"$work/mixed.log"
