@@ -42,7 +42,7 @@ static size_t pam_prefix(const char *s, size_t len, char *service, size_t servic
 		return 0;
 	memcpy(service, s + start, svc_len);
 	service[svc_len] = '\0';
-	for (i++; i < len && s[i] >= 'a' && s[i] <= 'z'; i++)
+	for (i++; i < len && ((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_'); i++)
 		;
 	if (!starts_with(s + i, len - i, "): ") || s[i - 1] == ':')
 		return 0;

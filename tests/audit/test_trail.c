@@ -88,6 +88,7 @@ static void test_syslog_layouts(void **state)
 	assert_string_equal(t, "2026-12-03T06:34:25Z");
 
 	expect_record(TRAIL_SYSLOG, "Dec  3 06:34:25 h sshd[7]: pam_postern(sshd:auth): event=login_ok " HEAD " service=sshd", "login_ok");
+	expect_record(TRAIL_SYSLOG, "Dec  3 06:34:25 h postern-sshd[7]: pam_postern(postern-sshd:session_open): event=login_skip " HEAD, "login_skip");
 	expect_record(TRAIL_SYSLOG, "2026-12-03T06:34:25.123456+01:00 h postern-installd[9]: event=install_ok " HEAD " module=gtk", "install_ok");
 	expect_record(TRAIL_SYSLOG, "<86>1 2026-12-03T06:34:25Z h postern-shell 42 - - event=command_allow " HEAD, "command_allow");
 	/* rsyslog's RSYSLOG_SyslogProtocol23Format for a message from /dev/log */
