@@ -149,6 +149,8 @@ static int parse_quoted(struct cursor *c)
 				return rc;
 			continue;
 		}
+		if (c->s[c->pos] == '#')
+			return refuse(c, "holds a raw '#', which audit.c always writes as \\x23");
 		n = fields_printable_len(c->s + c->pos, c->len - c->pos);
 		if (n == 0)
 			return refuse(c, unprintable_reason(c));

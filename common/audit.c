@@ -75,7 +75,9 @@ static size_t escape_unit(const unsigned char *p, size_t avail, char *unit,
 	size_t n = utf8_seq_len(p, avail);
 	size_t i;
 
-	if (n == 1 && p[0] >= 0x20 && p[0] != 0x7f) {
+	/* '#' too: rsyslog writes a raw control character as "#ooo", so a record
+	 * holding '#' and three octal digits must be unambiguously forged. */
+	if (n == 1 && p[0] >= 0x20 && p[0] != 0x7f && p[0] != '#') {
 		if (p[0] == '"' || p[0] == '\\') {
 			unit[0] = '\\';
 			unit[1] = (char)p[0];

@@ -7,8 +7,8 @@
  * were given: a value can never end its field early, start a new field or a
  * new line. So: values that are not plain ASCII words are quoted; inside
  * quotes '"' and '\' are backslash-escaped; every control character (C0, DEL,
- * C1), every Unicode line separator or bidi control, and every byte that is
- * not valid UTF-8 is written as \xNN. Records are capped at AUDIT_RECORD_MAX
+ * C1), every Unicode line separator or bidi control, every byte that is not
+ * valid UTF-8, and '#' (rsyslog's own escape character) is written as \xNN. Records are capped at AUDIT_RECORD_MAX
  * bytes; a record that had to be cut ends in "truncated=yes".
  *
  * There is deliberately no switch (environment variable, file, option) that

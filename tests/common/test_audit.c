@@ -120,6 +120,9 @@ static void test_control_characters_escaped(void **state)
 	assert_string_equal(out, "\"\\x1b[31mred\"");
 	escape("tab\there\x7f", out, sizeof(out));
 	assert_string_equal(out, "\"tab\\x09here\\x7f\"");
+	/* rsyslog's escape for a raw newline must never appear literally. */
+	escape("ls #012", out, sizeof(out));
+	assert_string_equal(out, "\"ls \\x23012\"");
 }
 
 static void test_invalid_utf8_escaped(void **state)
