@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..48"
+echo "1..49"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
@@ -138,6 +138,15 @@ rm "$R/pub/sources/ptmod/cache.json" "$R/pub/sources/ptmod/1.10/LATEST-IS-1.10.0
 check "--reindex --all works" "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex --all
 
 check "daemon survived everything" kill -0 "$DAEMON"
+
+# --- limits come from the policy -------------------------------------------------
+stop_daemon
+sed -i 's/^  time_limit: 60$/  time_limit: 60\n  max_compressed: 2000/' /etc/postern/postern.yaml
+start_daemon
+make_tarball ptinst-m ptmod-7.0.tar.xz
+out=$(client ptinst-m install-module ptmod-7.0.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'more than the limit of 2000' && [ -e "$R/incoming/ptinst-m/ptmod-7.0.tar.xz" ] &&
+	ok "limits.max_compressed: refused, upload kept" || not_ok "cap: $out"
 stop_daemon
 [ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
 trap - EXIT

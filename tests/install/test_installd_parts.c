@@ -1,6 +1,6 @@
 /*
  * Unit tests of the daemon's pure parts: the wire request codec, the ledger
- * line format, and the indexes written for a module directory.
+ * line format, the indexes written for a module directory, the release mail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "ledger.h"
+#include "release_mail.h"
 #include "tree_index.h"
 #include "wire.h"
 
@@ -180,6 +181,31 @@ static void test_reindex(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+static void test_release_mail(void **state)
+{
+	struct policy_settings set = { 0 };
+	struct installd d = { 0 };
+	struct hook_facts f = {
+		.module = "gtk", .version = "4.14.0", .user = "bob", .file = "gtk-4.14.0.tar.xz",
+		.dir = "4.14", .sha256 = "abc123", .maintainer = false,
+		.news_head = "Overview of changes in 4.14.0\n- faster",
+	};
+	struct strbuf b = { 0 };
+
+	(void)state;
+	set.mail_to = "release-announce@example.org";
+	set.mail_from = "postern@example.org";
+	d.set = &set;
+	release_mail_format(&d, &f, &b);
+	assert_false(b.failed);
+	assert_non_null(strstr(b.s, "From: postern@example.org\nTo: release-announce@example.org\n"));
+	assert_non_null(strstr(b.s, "\nX-Module-Name: gtk\nX-Module-Version: 4.14.0\n"));
+	assert_non_null(strstr(b.s, "\nX-Maintainer-Upload: no\nX-Module-SHA256-tar.xz: abc123\n"));
+	assert_non_null(strstr(b.s, "\n\ngtk 4.14.0 was released by bob (not a maintainer of the module)."));
+	assert_non_null(strstr(b.s, "NEWS (top):\n\nOverview of changes in 4.14.0\n- faster\n"));
+	strbuf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_wire_refusals),
 		cmocka_unit_test(test_ledger_round_trip),
 		cmocka_unit_test(test_reindex),
+		cmocka_unit_test(test_release_mail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
