@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..49"
+echo "1..51"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
@@ -139,8 +139,22 @@ check "--reindex --all works" "$INSTALLD" -C /etc/postern/postern.yaml --user pt
 
 check "daemon survived everything" kill -0 "$DAEMON"
 
-# --- limits come from the policy -------------------------------------------------
+# --- systemd socket activation (LISTEN_PID/LISTEN_FDS), started as the user itself ---
 stop_daemon
+rm -f "$R/run/installd.sock"
+systemd-socket-activate -l "$R/run/installd.sock" \
+	setpriv --reuid=ptinst-d --regid=ptinst-d --clear-groups "$INSTALLD" -C /etc/postern/postern.yaml 2>>"$R/daemon.err" &
+DAEMON=$!
+tries=0; while [ ! -S "$R/run/installd.sock" ] && [ $tries -lt 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+chgrp ptinst-up "$R/run/installd.sock"; chmod 0660 "$R/run/installd.sock"
+make_tarball ptinst-m ptmod-8.0.tar.xz
+out=$(client ptinst-m install-module ptmod-8.0.tar.xz 2>&1)
+[ $? = 0 ] && [ -e "$R/pub/sources/ptmod/8.0/ptmod-8.0.tar.xz" ] && ok "socket-activated daemon installs" || not_ok "socket activation: $out"
+[ "$(stat -c %U "/proc/$DAEMON")" = ptinst-d ] && [ "$(readlink "/proc/$DAEMON/exe")" = "$(readlink -f "$INSTALLD")" ] &&
+	ok "it is the daemon itself on the passed socket, as its user" || not_ok "activated process: $(cat /proc/$DAEMON/cmdline | tr '\0' ' ')"
+stop_daemon
+
+# --- limits come from the policy -------------------------------------------------
 sed -i 's/^  time_limit: 60$/  time_limit: 60\n  max_compressed: 2000/' /etc/postern/postern.yaml
 start_daemon
 make_tarball ptinst-m ptmod-7.0.tar.xz
