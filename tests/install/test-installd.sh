@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..51"
+echo "1..53"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
@@ -154,13 +154,19 @@ out=$(client ptinst-m install-module ptmod-8.0.tar.xz 2>&1)
 	ok "it is the daemon itself on the passed socket, as its user" || not_ok "activated process: $(cat /proc/$DAEMON/cmdline | tr '\0' ' ')"
 stop_daemon
 
-# --- limits come from the policy -------------------------------------------------
-sed -i 's/^  time_limit: 60$/  time_limit: 60\n  max_compressed: 2000/' /etc/postern/postern.yaml
+# --- limits come from the policy; a failing hook never undoes an install -------
+sed -i 's/^  time_limit: 60$/  time_limit: 60\n  max_compressed: 100000/' /etc/postern/postern.yaml
+sed -i "s|^  after_install: .*|  after_install: [/bin/sh, -c, 'exit 3']|" /etc/postern/postern.yaml
 start_daemon
-make_tarball ptinst-m ptmod-7.0.tar.xz
-out=$(client ptinst-m install-module ptmod-7.0.tar.xz 2>&1)
-[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'more than the limit of 2000' && [ -e "$R/incoming/ptinst-m/ptmod-7.0.tar.xz" ] &&
+make_big ptinst-m ptmod-7.0.tar.gz 1
+out=$(client ptinst-m install-module ptmod-7.0.tar.gz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'more than the limit of 100000' && [ -e "$R/incoming/ptinst-m/ptmod-7.0.tar.gz" ] &&
 	ok "limits.max_compressed: refused, upload kept" || not_ok "cap: $out"
+make_tarball ptinst-m ptmod-7.1.tar.xz
+out=$(client ptinst-m install-module ptmod-7.1.tar.xz 2>&1)
+[ $? = 0 ] && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] && ok "an install whose after_install hook fails stays installed" || not_ok "failing hook: $out"
+tries=0; while ! grep -q 'postern-installd.*hook after_install failed: exit status 3' "$LOG" && [ $tries -lt 40 ]; do sleep 0.05; tries=$((tries + 1)); done
+grep -q 'postern-installd.*hook after_install failed: exit status 3' "$LOG" && ok "the failing hook is logged" || not_ok "no hook failure in the log"
 stop_daemon
 [ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
 trap - EXIT
