@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "incoming.h"
 
 #include <errno.h>
@@ -12,42 +11,27 @@
 
 /*
  * <incoming> is root:root 0711: maintainers may pass through it but not
- * list it, so it is opened with O_PATH (search permission is all that
- * takes) after a trusted walk to its parent.
+ * list it, so it is held as an O_PATH fd (search permission is all that
+ * takes), reached by a trusted walk so nobody but root can have swapped it.
  */
 static int base_open(const char *base, struct pst_err *e)
 {
-	const struct sf_rule parent_rule = {
+	const struct sf_rule base_rule = {
 		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
 	};
-	const struct sf_rule base_rule = parent_rule;
-	char parent[PATH_MAX];
+	char path[PATH_MAX];
 	size_t len = strlen(base);
-	char *slash;
-	int parentfd;
 	int fd;
 
 	while (len > 1 && base[len - 1] == '/')
 		len--;
-	if (base[0] != '/' || len >= sizeof(parent))
+	if (base[0] != '/' || len >= sizeof(path))
 		return pst_fail(e, EINVAL, "%s: paths.incoming must be an absolute path", base);
-	memcpy(parent, base, len);
-	parent[len] = '\0';
-	slash = strrchr(parent, '/');
-	*slash = '\0';
-	if (!sf_is_component(slash + 1))
+	memcpy(path, base, len);
+	path[len] = '\0';
+	if (!sf_is_component(strrchr(path, '/') + 1))
 		return pst_fail(e, EINVAL, "%s: paths.incoming must name a directory below /", base);
-	parentfd = sf_open_dir_path(parent[0] ? parent : "/", &parent_rule, SF_TRUSTED_PATH, e);
-	if (parentfd < 0)
-		return parentfd;
-	fd = openat(parentfd, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(parentfd);
-	if (fd < 0)
-		return pst_fail(e, errno, "%s: cannot open: %s", base, strerror(errno));
-	if (sf_check_fd(fd, &base_rule, base, NULL, e) < 0) {
-		close(fd);
-		return -EPERM;
-	}
+	fd = sf_open_dir_path(path, &base_rule, SF_TRUSTED_PATH | SF_PATH_ONLY, e);
 	return fd;
 }
 

@@ -1,10 +1,11 @@
 /*
  * The maintainer's incoming directory, <incoming>/<user>/: where rsync
- * uploads land. postern-totp enroll creates it (as root); the shell only
- * verifies it and refuses to proceed when it is not exactly as expected.
+ * uploads land. postern-totp enroll creates it (as root); the shell and the
+ * installd client (both running as the maintainer) only verify it and
+ * refuse to proceed when it is not exactly as expected.
  */
-#ifndef POSTERN_RSHELL_INCOMING_H
-#define POSTERN_RSHELL_INCOMING_H
+#ifndef POSTERN_INCOMING_H
+#define POSTERN_INCOMING_H
 
 #include <sys/types.h>
 

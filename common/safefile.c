@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "safefile.h"
 
 #include <errno.h>
@@ -97,7 +98,7 @@ int sf_open_dir_path(const char *path, const struct sf_rule *r, unsigned flags,
 
 	if (path == NULL || path[0] != '/')
 		return pst_fail(e, EINVAL, "'%s' is not an absolute path", path ? path : "(null)");
-	dirfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return pst_fail(e, errno, "/: cannot open: %s", strerror(errno));
 	comp[0] = '\0';
@@ -121,7 +122,8 @@ int sf_open_dir_path(const char *path, const struct sf_rule *r, unsigned flags,
 		comp[n] = '\0';
 		if (strcmp(comp, ".") == 0)
 			continue;
-		next = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* O_PATH: passing through a directory takes search permission only. */
+		next = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
 			int err = errno;
 			close(dirfd);
@@ -138,7 +140,14 @@ int sf_open_dir_path(const char *path, const struct sf_rule *r, unsigned flags,
 		close(dirfd);
 		return next;
 	}
-	return dirfd;
+	if (flags & SF_PATH_ONLY)
+		return dirfd;
+	/* Reopening "." of the checked fd cannot land anywhere else. */
+	next = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(dirfd);
+	if (next < 0)
+		return pst_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
+	return next;
 }
 
 int sf_write_full(int fd, const void *buf, size_t len)

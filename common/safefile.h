@@ -49,13 +49,17 @@ int sf_openat(int dirfd, const char *name, int flags, const struct sf_rule *r,
 /* Flags for sf_open_dir_path(). */
 #define SF_TRUSTED_PATH 0x1  /* every directory on the way, "/" included, must be
 			      * owned by root and not writable by group or other */
+#define SF_PATH_ONLY    0x2  /* return an O_PATH fd: enough to open entries below
+			      * and to fstat, for a directory we may only search
+			      * (mode 0711), not list */
 
 /*
  * Open an absolute directory path one component at a time with
  * O_NOFOLLOW|O_DIRECTORY, so no symlink anywhere is followed, and check the
  * final directory against r (r may be NULL). With SF_TRUSTED_PATH, nobody but
  * root can have swapped any directory on the way (what OpenSSH's safe_path
- * checks for authorized_keys). Returns the fd or -errno.
+ * checks for authorized_keys). Directories on the way need only search
+ * permission. Returns the fd or -errno.
  */
 int sf_open_dir_path(const char *path, const struct sf_rule *r, unsigned flags,
 		     struct pst_err *e);

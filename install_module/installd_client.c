@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "incoming.h"
 #include "safefile.h"
 #include "text.h"
 #include "wire_io.h"
@@ -116,39 +117,11 @@ static enum outcome exchange(const struct client *c, const struct wire_request *
 	return type == WIRE_MSG_OK ? OUT_OK : OUT_REFUSED;
 }
 
-/*
- * <incoming>/<user>. <incoming> is root's and 0711: the user may pass
- * through it but not read it, so it is held with O_PATH (enough to open
- * below it) after its parent was opened as a trusted path.
- */
 static int incoming_open(const struct client *c, struct pst_err *e)
 {
-	const struct sf_rule base_rule = { S_IFDIR, 0, SF_ANY_GID, 022, 0 };
-	const struct sf_rule own = { S_IFDIR, c->uid, SF_ANY_GID, 077, 0 };
-	char parent[PATH_MAX];
-	const char *last;
-	int parent_fd;
-	int base;
-	int fd;
-
 	if (c->set->incoming == NULL)
 		return pst_fail(e, ENOENT, "uploads are not configured on this server (tell an administrator)");
-	last = strrchr(c->set->incoming, '/');
-	if (last == NULL || !str_copy(parent, sizeof(parent), c->set->incoming))
-		return pst_fail(e, EINVAL, "paths.incoming is not an absolute path (tell an administrator)");
-	parent[last - c->set->incoming == 0 ? 1 : last - c->set->incoming] = '\0';
-	parent_fd = sf_open_dir_path(parent, NULL, SF_TRUSTED_PATH, e);
-	if (parent_fd < 0)
-		return parent_fd;
-	base = sf_openat(parent_fd, last + 1, O_PATH | O_DIRECTORY, &base_rule, NULL, e);
-	close(parent_fd);
-	if (base < 0)
-		return base;
-	fd = sf_openat(base, c->user, O_RDONLY | O_DIRECTORY, &own, NULL, e);
-	close(base);
-	if (fd < 0)
-		pst_err_prefix(e, "your incoming directory %s/%s", c->set->incoming, c->user);
-	return fd;
+	return incoming_dir_open(c->set->incoming, c->user, c->uid, e);
 }
 
 /* Remove name from incoming if it is still the file that was installed. */
