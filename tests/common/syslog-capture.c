@@ -91,13 +91,21 @@ static void private_dev(void)
 		die(olddev);
 	while ((de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !strcmp(de->d_name, "log"))
+		    !strcmp(de->d_name, "log") || !strcmp(de->d_name, "pts") ||
+		    !strcmp(de->d_name, "ptmx"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", olddev, de->d_name);
 		if (lstat(path, &st) == 0)
 			bind_entry(de->d_name, &st);
 	}
 	closedir(d);
+	/* A bind-mounted ptmx looks for its devpts beside itself and finds
+	 * none; a devpts instance of our own is what containers use. */
+	if (mkdir("/dev/pts", 0755) != 0 ||
+	    mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		  "newinstance,ptmxmode=0666,mode=0620") != 0 ||
+	    symlink("pts/ptmx", "/dev/ptmx") != 0)
+		die("a private /dev/pts");
 	fd = open("/dev/log", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		die("/dev/log");

@@ -5,9 +5,9 @@ set -u
 cap="$1"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-echo "1..4"
+echo "1..5"
 if [ "$(id -u)" != 0 ]; then
-	echo "ok 1 # SKIP needs root"; echo "ok 2 # SKIP"; echo "ok 3 # SKIP"; echo "ok 4 # SKIP"
+	echo "ok 1 # SKIP needs root"; echo "ok 2 # SKIP"; echo "ok 3 # SKIP"; echo "ok 4 # SKIP"; echo "ok 5 # SKIP"
 	exit 0
 fi
 had_log=no; [ -e /dev/log ] && had_log=yes
@@ -18,3 +18,6 @@ grep -q ' postern-test.*: event=test value="a b"$' "$out" && echo "ok 2 - record
 grep -q 'nobody-test.*from nobody' "$out" && echo "ok 3 - unprivileged sender captured" || echo "not ok 3 - unprivileged record missing"
 now_log=no; [ -e /dev/log ] && now_log=yes
 [ "$had_log" = "$now_log" ] && echo "ok 4 - host /dev unchanged" || echo "not ok 4 - host /dev/log changed"
+"$cap" "$out" -- setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s))' >/dev/null 2>&1 &&
+	echo "ok 5 - an unprivileged user can open a pseudo-terminal inside" ||
+	echo "not ok 5 - no pseudo-terminal inside"
