@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,10 +62,16 @@ static int drain(ssh_channel ch, char *buf, struct pst_err *e)
 	return rc;
 }
 
-/* One read from stdin to the channel; at end of input, send EOF once. */
+/*
+ * One read from stdin to the channel, never more than the peer's window
+ * holds, so the write cannot block waiting for a window adjust that a
+ * command which stopped reading will never send; at end of input, send
+ * EOF once.
+ */
 static int forward_stdin(ssh_channel ch, char *buf, bool *stdin_open, struct pst_err *e)
 {
-	ssize_t n = read(STDIN_FILENO, buf, RELAY_BUF);
+	uint32_t window = ssh_channel_window_size(ch);
+	ssize_t n = read(STDIN_FILENO, buf, window < RELAY_BUF ? window : RELAY_BUF);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
@@ -98,14 +105,19 @@ static int pump(ssh_session s, ssh_channel ch, struct pst_err *e)
 			{ .fd = ssh_get_fd(s), .events = POLLIN },
 			{ .fd = STDIN_FILENO, .events = POLLIN },
 		};
+		bool want_stdin;
+
 		rc = drain(ch, buf, e);
 		if (rc < 0)
 			return rc;
 		if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch))
 			return 0;
-		if (poll(pfd, stdin_open ? 2 : 1, -1) < 0 && errno != EINTR)
+		/* With the window full, only the peer's next packet (an adjust,
+		 * output, or the close) can move things on. */
+		want_stdin = stdin_open && ssh_channel_window_size(ch) > 0;
+		if (poll(pfd, want_stdin ? 2 : 1, -1) < 0 && errno != EINTR)
 			return pst_fail(e, errno, "poll: %s", strerror(errno));
-		if (stdin_open && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+		if (want_stdin && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
 			rc = forward_stdin(ch, buf, &stdin_open, e);
 			if (rc < 0)
 				return rc;
