@@ -91,3 +91,40 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; f
 # uses its own client port in SSH_CONNECTION, so its records are the lines
 # with "port=<that port>".
 expect_record() { printf '%s\t%s\n' "$1" "$2" >>"$EXPECT"; }
+
+# shell_outer SCRIPT ARGS...: the part of a test that runs as root outside:
+# re-runs SCRIPT inside syslog-capture and private-etc (ARGS are
+# SYSLOG_CAPTURE PRIVATE_ETC and the script's own), then checks the audit
+# trail against the "port<TAB>pattern" lines the inner run wrote to
+# $top/expect, prints the TAP plan and exits.
+shell_outer() {
+	local script=$1 port pattern rc n failed
+	shift
+	if [ "$(id -u)" != 0 ]; then
+		echo "1..0 # SKIP needs root (real users, private /etc, syslog capture)"
+		exit 0
+	fi
+	SYSLOG_CAPTURE=$1 PRIVATE_ETC=$2
+	shift 2
+	top=$(mktemp -d /run/postern-test-shell-XXXXXX)
+	chmod 0755 "$top"
+	trap 'rm -rf "$top"' EXIT
+	: >"$top/log"
+	(shell_reexec "$top/log" "$script" "$top" "$@")
+	rc=$?
+	n=$(cat "$top/count" 2>/dev/null || echo 0)
+	failed=$rc
+	# The audit trail, now that the capture is complete.
+	while IFS=$'\t' read -r port pattern; do
+		n=$((n + 1))
+		if grep " port=$port " "$top/log" | grep -qE -- "$pattern"; then
+			echo "ok $n - audit: port $port: $pattern"
+		else
+			echo "not ok $n - audit: port $port: $pattern"
+			grep " port=$port " "$top/log" | sed 's/^/# /'
+			failed=1
+		fi
+	done <"$top/expect"
+	echo "1..$n"
+	exit "$failed"
+}

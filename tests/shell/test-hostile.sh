@@ -13,32 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib-shell.sh"
 
 if [ -z "${SHELL_INSIDE:-}" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "1..0 # SKIP needs root (real users, private /etc, syslog capture)"
-		exit 0
-	fi
-	SYSLOG_CAPTURE=$1 PRIVATE_ETC=$2
-	top=$(mktemp -d /run/postern-test-shell-XXXXXX)
-	chmod 0755 "$top"
-	trap 'rm -rf "$top"' EXIT
-	: >"$top/log"
-	(shell_reexec "$top/log" "$0" "$top" "$3" "$4" "$5")
-	rc=$?
-	n=$(cat "$top/count" 2>/dev/null || echo 0)
-	failed=$rc
-	# The audit trail, now that the capture is complete.
-	while IFS=$'\t' read -r port pattern; do
-		n=$((n + 1))
-		if grep " port=$port " "$top/log" | grep -qE -- "$pattern"; then
-			echo "ok $n - audit: port $port: $pattern"
-		else
-			echo "not ok $n - audit: port $port: $pattern"
-			grep " port=$port " "$top/log" | sed 's/^/# /'
-			failed=1
-		fi
-	done <"$top/expect"
-	echo "1..$n"
-	exit "$failed"
+	shell_outer "$0" "$1" "$2" "$3" "$4" "$5"
 fi
 
 shell_setup "$1" "$2"
