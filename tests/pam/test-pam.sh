@@ -6,19 +6,8 @@
 set -u
 MODULE=$1 HARNESS=$2 TOTP=$3 CAPTURE=$4 PRIVATE_ETC=$5 PAM_WRAPPER_LIB=$6
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -f "$PAM_WRAPPER_LIB" ]; then
-	echo "Bail out! libpam_wrapper.so not found ('$PAM_WRAPPER_LIB'): apt-get install libpam-wrapper"
-	exit 1
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (root-owned store, users, private /etc)"
-	exit 0
-fi
-if [ -z "${PTPAM_INSIDE:-}" ]; then
-	PTPAM_INSIDE=1 exec "$PRIVATE_ETC" "$BASH" "$0" "$@"
-fi
 . "$here/lib.sh"
-rm -rf /etc/postern   # this throwaway /etc: no host configuration leaks in
+pam_test_enter PTPAM_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
 for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do useradd -M -N "$u"; done

@@ -8,19 +8,8 @@
 set -u
 MODULE=$1 HARNESS=$2 TOTP=$3 CAPTURE=$4 PRIVATE_ETC=$5 PAM_WRAPPER_LIB=$6
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -f "$PAM_WRAPPER_LIB" ]; then
-	echo "Bail out! libpam_wrapper.so not found ('$PAM_WRAPPER_LIB'): apt-get install libpam-wrapper"
-	exit 1
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (root-owned store, users, private /etc)"
-	exit 0
-fi
-if [ -z "${PTTOOL_INSIDE:-}" ]; then
-	PTTOOL_INSIDE=1 exec "$PRIVATE_ETC" "$BASH" "$0" "$@"
-fi
 . "$here/lib.sh"
-rm -rf /etc/postern   # this throwaway /etc: no host configuration leaks in
+pam_test_enter PTTOOL_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
 for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7; do useradd -M -N "$u"; done
