@@ -34,47 +34,69 @@ static bool list_has(const char *const *list, const char *name)
 	return false;
 }
 
-/* getgrnam_r with a buffer that grows until the entry fits. */
-static bool group_gid(const char *group, gid_t *gid)
+/* getgrnam_r and getpwnam_r behind one signature, for lookup_grown(). */
+typedef int lookup_fn(const char *name, void *entry, char *buf, size_t size, bool *found);
+
+static int group_by_name(const char *name, void *entry, char *buf, size_t size, bool *found)
 {
-	struct group gr, *res = NULL;
+	struct group *res = NULL;
+	int rc = getgrnam_r(name, entry, buf, size, &res);
+
+	*found = res != NULL;
+	return rc;
+}
+
+static int passwd_by_name(const char *name, void *entry, char *buf, size_t size, bool *found)
+{
+	struct passwd *res = NULL;
+	int rc = getpwnam_r(name, entry, buf, size, &res);
+
+	*found = res != NULL;
+	return rc;
+}
+
+/* Look name up with a buffer that grows until the entry fits. The entry
+ * points into *buf, which the caller frees. */
+static bool lookup_grown(lookup_fn *fn, const char *name, void *entry, char **buf)
+{
 	size_t size = 1024;
-	char *buf = NULL;
+	bool found = false;
 	int rc;
 
+	*buf = NULL;
 	do {
-		char *bigger = realloc(buf, size);
+		char *bigger = realloc(*buf, size);
 		if (bigger == NULL)
 			break;
-		buf = bigger;
-		rc = getgrnam_r(group, &gr, buf, size, &res);
+		*buf = bigger;
+		rc = fn(name, entry, *buf, size, &found);
 		size *= 2;
 	} while (rc == ERANGE && size <= LOOKUP_BUF_MAX);
-	if (res != NULL)
+	return found;
+}
+
+static bool group_gid(const char *group, gid_t *gid)
+{
+	struct group gr;
+	char *buf;
+	bool found = lookup_grown(group_by_name, group, &gr, &buf);
+
+	if (found)
 		*gid = gr.gr_gid;
 	free(buf);
-	return res != NULL;
+	return found;
 }
 
 static bool user_primary_gid(const char *user, gid_t *gid)
 {
-	struct passwd pw, *res = NULL;
-	size_t size = 1024;
-	char *buf = NULL;
-	int rc;
+	struct passwd pw;
+	char *buf;
+	bool found = lookup_grown(passwd_by_name, user, &pw, &buf);
 
-	do {
-		char *bigger = realloc(buf, size);
-		if (bigger == NULL)
-			break;
-		buf = bigger;
-		rc = getpwnam_r(user, &pw, buf, size, &res);
-		size *= 2;
-	} while (rc == ERANGE && size <= LOOKUP_BUF_MAX);
-	if (res != NULL)
+	if (found)
 		*gid = pw.pw_gid;
 	free(buf);
-	return res != NULL;
+	return found;
 }
 
 static bool user_in_group(const char *user, const char *group)
