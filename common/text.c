@@ -106,6 +106,23 @@ bool str_copy(char *dst, size_t dstlen, const char *src)
 	return true;
 }
 
+bool str_is_printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t avail = strlen(s);
+	size_t n;
+
+	while (avail > 0) {
+		n = utf8_seq_len(p, avail);
+		if (n == 0 || (n == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
+		    (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			return false;
+		p += n;
+		avail -= n;
+	}
+	return true;
+}
+
 bool str_is_digits(const char *s)
 {
 	if (s == NULL || *s == '\0')

@@ -31,6 +31,10 @@ bool name_is_user(const char *s);
 /* Copy src into dst of size dstlen; false (dst emptied) when it does not fit. */
 bool str_copy(char *dst, size_t dstlen, const char *src);
 
+/* True when s is valid UTF-8 without control characters (C0, DEL, C1):
+ * safe to print to a terminal. */
+bool str_is_printable(const char *s);
+
 /* True when s (NUL-terminated) contains only ASCII digits and is non-empty. */
 bool str_is_digits(const char *s);
 

@@ -237,6 +237,7 @@ static void list_pending(const struct client *c)
 	time_t now = time(NULL);
 	int fd = incoming_open(c, &e);
 	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
+	unsigned shown = 0;
 
 	printf("Pending uploads in %s/%s:\n", c->set->incoming ? c->set->incoming : "-", c->user);
 	if (dh == NULL) {
@@ -247,12 +248,15 @@ static void list_pending(const struct client *c)
 	}
 	while ((de = readdir(dh)) != NULL) {
 		if (de->d_name[0] == '.' || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || !utf8_valid(de->d_name, strlen(de->d_name)))
+		    !S_ISREG(st.st_mode) || !str_is_printable(de->d_name))
 			continue;
 		printf("  %s  %lld bytes  %lld min old\n", de->d_name, (long long)st.st_size,
 		       (long long)((now - st.st_mtime) / 60));
+		shown++;
 	}
 	closedir(dh);
+	if (shown == 0)
+		printf("  (none)\n");
 }
 
 static int list(const struct client *c, int argc, char **argv)

@@ -83,6 +83,12 @@ static void test_str_copy(void **state)
 	assert_string_equal(buf, "abc");
 	assert_false(str_copy(buf, sizeof(buf), "abcd"));
 	assert_string_equal(buf, "");
+	assert_true(str_is_printable("hello-1.0.tar.xz"));
+	assert_true(str_is_printable("G\xc3\xb6llnitz \xc2\xa0x"));
+	assert_false(str_is_printable("a\x1b[31m"));
+	assert_false(str_is_printable("a\x7f"));
+	assert_false(str_is_printable("a\xc2\x85"));
+	assert_false(str_is_printable("a\xff"));
 	assert_true(str_is_digits("0123"));
 	assert_false(str_is_digits("12a"));
 	assert_false(str_is_digits(""));
