@@ -33,7 +33,7 @@ pam_test_enter() {
 scratch_new() {
 	T=$(mktemp -d /run/postern-test-pam-XXXXXX)
 	chmod 0755 "$T"
-	mkdir -m 0755 "$T/svc"
+	mkdir -m 0755 "$T/svc" "$T/rt"
 	echo "auth required pam_deny.so" >"$T/svc/other"
 }
 
@@ -48,8 +48,8 @@ auth() {
 	log=$T/log.$((n + 1)).$RANDOM
 	local out
 	out=$("$CAPTURE" "$log" -- env PAM_WRAPPER=1 PAM_WRAPPER_USE_SYSLOG=1 \
-		PAM_WRAPPER_SERVICE_DIR="$T/svc" LD_PRELOAD="$PAM_WRAPPER_LIB" \
-		"$HARNESS" "$@")
+		PAM_WRAPPER_SERVICE_DIR="$T/svc" PAM_WRAPPER_RUNTIME_DIR="$T/rt" \
+		LD_PRELOAD="$PAM_WRAPPER_LIB" "$HARNESS" "$@")
 	result=$(echo "$out" | sed -n 's/.*result=\([A-Z_]*\).*/\1/p')
 	prompted=$(echo "$out" | sed -n 's/.*prompted=\([0-9]*\).*/\1/p')
 	touch "$log"

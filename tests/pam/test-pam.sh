@@ -46,8 +46,12 @@ check "short code: bad_input" logged login_fail reason=bad_input
 # --- concurrent replay: N logins with the same code, exactly one gets in
 totp enroll --no-verify ptpam2 >/dev/null
 code=$(code_of ptpam2)
+# Each run gets its own pam_wrapper runtime dir: the wrapper takes the first
+# free pam.X name there, and concurrent starts race for the same name.
 for i in 1 2 3 4 5 6 7 8; do
-	( env PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$T/svc" LD_PRELOAD="$PAM_WRAPPER_LIB" \
+	mkdir -p "$T/rt.$i"
+	( env PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$T/svc" PAM_WRAPPER_RUNTIME_DIR="$T/rt.$i" \
+		LD_PRELOAD="$PAM_WRAPPER_LIB" \
 		"$HARNESS" ptpam ptpam2 "$code" "$KEY_A" >"$T/conc.$i" ) &
 done
 wait
