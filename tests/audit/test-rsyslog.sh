@@ -24,6 +24,7 @@ mkdir "$work/spool"
 	for t in $layouts; do
 		echo "authpriv.* action(type=\"omfile\" file=\"$work/$t.log\" template=\"$t\")"
 	done
+	echo "user.* action(type=\"omfile\" file=\"$work/sentinel.log\")"
 } >"$work/rsyslog.conf"
 
 cat >"$work/inside.sh" <<'INSIDE'
@@ -48,7 +49,10 @@ as logger -p authpriv.notice -t postern-shell "$(printf "event=command_deny $s c
 as logger -p authpriv.notice -t postern-shell "$(printf "event=command_deny $s command=\"\t\"")"
 as logger -p authpriv.notice -t postern "event=install_ok $s module=gtk version=6 file=gtk-6.tar.xz maintainer=yes"
 as logger -p authpriv.notice -t postern-installd "$(printf "event=install_ok $s module=\"\377\"")"
-sleep 0.5
+# One input, one queue: once the sentinel is written, everything sent
+# before it has been. A fixed sleep would be a guess on a loaded machine.
+logger -p user.notice -t sentinel "end of the test trail"
+for _ in $(seq 300); do grep -qs "end of the test trail" "$work/sentinel.log" && break; sleep 0.05; done
 kill "$rpid"
 wait "$rpid" || true
 INSIDE

@@ -502,11 +502,27 @@ e2e_log_mark() {
 	wc -l <"$E2E_LOG"
 }
 
-# e2e_log_since MARK: the records written after MARK (syslog is a datagram
-# socket: give the capture a moment to write what was just sent).
+# e2e_log_since MARK: the records written after MARK.
 e2e_log_since() {
-	sleep 0.2
 	tail -n "+$(($1 + 1))" "$E2E_LOG"
+}
+
+# e2e_log_wait MARK PATTERN...: wait up to 15 s for one record after MARK
+# that matches every pattern. Syslog is a datagram socket, so the capture
+# may write a record a little after the sender has exited; a loaded CI
+# machine stretches "a little", and a fixed sleep would be a flaky guess.
+e2e_log_wait() {
+	local mark=$1 tries=0 lines p; shift
+	while :; do
+		lines=$(e2e_log_since "$mark")
+		for p in "$@"; do
+			lines=$(grep -F -- "$p" <<<"$lines")
+		done
+		[ -n "$lines" ] && return 0
+		[ $tries -ge 150 ] && return 1
+		sleep 0.1
+		tries=$((tries + 1))
+	done
 }
 
 # --- all of it -------------------------------------------------------------------

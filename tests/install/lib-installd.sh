@@ -94,10 +94,11 @@ start_daemon() {
 	setsid "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
 		--socket "$R/run/installd.sock" --foreground 2>>"$R/daemon.err" &
 	DAEMON=$!
-	local tries=0
-	while [ "$(grep -c 'postern-installd.*ready:' "$LOG" || true)" -le "$ready_before" ] && [ $tries -lt 200 ]; do
-		sleep 0.05; tries=$((tries + 1))
-	done
+	wait_until daemon_ready_since "$ready_before"
+}
+
+daemon_ready_since() {
+	[ "$(grep -c 'postern-installd.*ready:' "$LOG" || true)" -gt "$1" ]
 }
 
 # kill -9 the daemon and every connection handler it forked.
@@ -149,12 +150,23 @@ tree_state() {
 		xargs -0 -r sh -c 'for p; do if [ -L "$p" ]; then echo "$p -> $(readlink "$p")"; elif [ -f "$p" ]; then echo "$p $(sha256sum < "$p")"; else echo "$p/"; fi; done' sh)
 }
 
+# wait_until COMMAND...: poll COMMAND for up to 15 s. Hooks and the syslog
+# capture run asynchronously, and a loaded CI machine makes any fixed sleep
+# a guess.
+wait_until() {
+	local tries=0
+	until "$@"; do
+		[ $tries -ge 300 ] && return 1
+		sleep 0.05; tries=$((tries + 1))
+	done
+}
+
 # audit_has EVENT PATTERN...: a record of EVENT matching every pattern. The
-# capture writes asynchronously, so give it up to two seconds.
+# capture writes asynchronously, so give it up to 15 s.
 audit_has() {
 	local ev="$1" tries=0 lines p
 	shift
-	while [ $tries -lt 40 ]; do
+	while [ $tries -lt 300 ]; do
 		lines=$(grep "event=$ev " "$LOG" || true)
 		for p; do lines=$(printf '%s\n' "$lines" | grep -e "$p" || true); done
 		[ -n "$lines" ] && return 0

@@ -54,7 +54,8 @@ out=$(abuse fdwithlist /etc/hostname)
 start=$(date +%s)
 out=$(abuse silent)
 [ $? = 0 ] && [ $(( $(date +%s) - start )) -le 15 ] && ok "a silent client is dropped after the request timeout" || not_ok "silent: $out"
-sleep 0.5
+invalid_since() { [ $(( $(grep -c 'event=request_invalid' "$LOG") - invalid_before )) -ge 6 ]; }
+wait_until invalid_since
 invalid_after=$(grep -c 'event=request_invalid' "$LOG" || true)
 [ $((invalid_after - invalid_before)) -ge 6 ] && audit_has request_invalid "user=ptinst-m" "peer_uid=$(id -u ptinst-m)" "peer_pid=" &&
 	ok "request_invalid logged for each, with peer uid and pid" || not_ok "request_invalid: $((invalid_after - invalid_before))"

@@ -42,8 +42,7 @@ grep -q "op=install user=ptinst-m module=ptmod version=1.0 file=ptmod-1.0.tar.xz
 	ok "ledger records the install" || not_ok "ledger: $(cat "$R/state/ledger")"
 audit_has install_ok "user=ptinst-m" "module=ptmod" "version=1.0" "basis=maintainer" "peer_uid=$(id -u ptinst-m)" &&
 	ok "audit: install_ok with the peer's uid" || not_ok "no install_ok record"
-sleep 0.3
-grep -q "^ptmod 1.0 ptinst-m yes [0-9a-f]\{64\}$" "$R/hooks/after.log" 2>/dev/null &&
+wait_until grep -q "^ptmod 1.0 ptinst-m yes [0-9a-f]\{64\}$" "$R/hooks/after.log" 2>/dev/null &&
 	ok "after_install hook ran with MODULE VERSION USER MAINTAINER_UPLOAD SHA256" || not_ok "hook log: $(cat "$R/hooks/after.log" 2>&1)"
 
 # --- refusals leave everything in place -------------------------------------
@@ -124,6 +123,7 @@ audit_has delete "kind=release" "file=ptmod-1.2.1.tar.bz2" "attic=attic/ptmod/" 
 	ok "deletion in the audit log and the ledger" || not_ok "delete records"
 
 # --- hooks: mirror_sync is debounced ----------------------------------------
+wait_until test -s "$R/hooks/sync.log"
 sleep 2.5
 c=$(wc -l < "$R/hooks/sync.log" 2>/dev/null || echo 0)
 [ "$c" -ge 1 ] && [ "$c" -le 6 ] && ok "mirror_sync ran, debounced ($c runs for 10 changes)" || not_ok "mirror_sync ran $c times"
@@ -145,7 +145,7 @@ rm -f "$R/run/installd.sock"
 systemd-socket-activate -l "$R/run/installd.sock" \
 	setpriv --reuid=ptinst-d --regid=ptinst-d --clear-groups "$INSTALLD" -C /etc/postern/postern.yaml 2>>"$R/daemon.err" &
 DAEMON=$!
-tries=0; while [ ! -S "$R/run/installd.sock" ] && [ $tries -lt 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+wait_until test -S "$R/run/installd.sock"
 chgrp ptinst-up "$R/run/installd.sock"; chmod 0660 "$R/run/installd.sock"
 make_tarball ptinst-m ptmod-8.0.tar.xz
 out=$(client ptinst-m install-module ptmod-8.0.tar.xz 2>&1)
@@ -165,8 +165,7 @@ out=$(client ptinst-m install-module ptmod-7.0.tar.gz 2>&1)
 make_tarball ptinst-m ptmod-7.1.tar.xz
 out=$(client ptinst-m install-module ptmod-7.1.tar.xz 2>&1)
 [ $? = 0 ] && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] && ok "an install whose after_install hook fails stays installed" || not_ok "failing hook: $out"
-tries=0; while ! grep -q 'postern-installd.*hook after_install failed: exit status 3' "$LOG" && [ $tries -lt 40 ]; do sleep 0.05; tries=$((tries + 1)); done
-grep -q 'postern-installd.*hook after_install failed: exit status 3' "$LOG" && ok "the failing hook is logged" || not_ok "no hook failure in the log"
+wait_until grep -q 'postern-installd.*hook after_install failed: exit status 3' "$LOG" && ok "the failing hook is logged" || not_ok "no hook failure in the log"
 stop_daemon
 [ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
 trap - EXIT
