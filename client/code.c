@@ -186,7 +186,7 @@ static void first_line(char *buf)
 	buf[strcspn(buf, "\r\n")] = '\0';
 }
 
-static void printable_copy(char *dst, size_t len, const char *src)
+void code_prompt_printable(char *dst, size_t len, const char *src)
 {
 	size_t i = 0;
 
@@ -210,7 +210,7 @@ int code_obtain(const struct client_opts *o, const char *prompt, char *code, siz
 		break;
 	case CODE_FROM_TTY:
 	default:
-		printable_copy(shown, sizeof(shown), prompt);
+		code_prompt_printable(shown, sizeof(shown), prompt);
 		rc = tty_ask(shown[0] != '\0' ? shown : "Verification code: ", false,
 			     line, sizeof(line), e);
 		if (rc < 0)
