@@ -144,6 +144,21 @@ static int import_text(struct admin *a, const char *file, char *text)
 	return 0;
 }
 
+/* The line walk stops at a NUL: refuse the file rather than skip its rest unreported. */
+static int refuse_nul(const char *file, const char *text, size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	const char *p;
+	unsigned no = 1;
+
+	if (nul == NULL)
+		return 0;
+	for (p = text; p < nul; p++)
+		no += *p == '\n';
+	return admin_fail("import-oath: %s:%u: a NUL byte; nothing imported (is this a pam_oath users file?)",
+			  file, no);
+}
+
 int cmd_import_oath(struct admin *a, int argc, char **argv)
 {
 	static const struct sf_rule file_rule = {
@@ -167,7 +182,9 @@ int cmd_import_oath(struct admin *a, int argc, char **argv)
 	close(fd);
 	if (rc < 0)
 		return admin_fail("import-oath: %s: %s", argv[1], e.msg);
-	rc = import_text(a, argv[1], text);
+	rc = refuse_nul(argv[1], text, len);
+	if (rc == 0)
+		rc = import_text(a, argv[1], text);
 	explicit_bzero(text, len);
 	free(text);
 	return rc;

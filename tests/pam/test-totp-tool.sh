@@ -121,6 +121,14 @@ auth pttotp pttotp5 "$(oathtool --totp 3132333435363738393031323334353637383930)
 check "imported HOTP/T30 user logs in with the same codes as before" test "$result" = PAM_SUCCESS
 auth pttotp pttotp6 "$(oathtool --totp -s 60 -d 8 3132333435363738393031323334353637383931)" "$KEY_A"
 check "imported HOTP/T60/8 user logs in with the same codes as before" test "$result" = PAM_SUCCESS
+# A NUL byte would end the text early: the lines after it were neither
+# imported nor reported, and the run said everything went well.
+printf 'HOTP/T30 pttotp7 - 3132333435363738393031323334353637383930\n# x\0y\nHOTP/T30 pttotp3 - 3132333435363738393031323334353637383930\n' >"$T/nul.oath"
+totp import-oath "$T/nul.oath" >"$T/nul.out" 2>"$T/nul.err"
+check "import-oath: a file with a NUL byte is refused" test $? != 0
+check "import-oath: the NUL byte's line is named" grep -q 'nul.oath:2: a NUL byte' "$T/nul.err"
+check "import-oath: nothing imported from a file with a NUL byte" \
+	bash -c "test ! -e '$S/pttotp7' && test ! -e '$S/pttotp3'"
 
 # --- -C: paths.state and paths.incoming from the policy file
 mkdir -m 0755 "$T/cstate"
