@@ -2,6 +2,7 @@
 #include "env.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +90,26 @@ bool lang_name_valid(const char *lang)
 	return *p == '\0';
 }
 
-static bool lang_installed(const char *lang)
+/*
+ * Installed, and its codeset UTF-8. rrsync (Python) decodes
+ * SSH_ORIGINAL_COMMAND in LANG's codeset and then splits it on Unicode
+ * white space: in ISO-8859-1 the bytes c5 a0 of U+0160 decode to "Å" and
+ * U+00A0, so one word we validated would reach rsync as two. C and POSIX
+ * are ASCII, and Python runs in UTF-8 mode under them.
+ */
+static bool lang_usable(const char *lang)
 {
-	locale_t loc = newlocale(LC_ALL_MASK, lang, (locale_t)0);
+	locale_t loc;
+	bool utf8;
 
+	if (strcmp(lang, "C") == 0 || strcmp(lang, "POSIX") == 0)
+		return true;
+	loc = newlocale(LC_ALL_MASK, lang, (locale_t)0);
 	if (loc == (locale_t)0)
 		return false;
+	utf8 = strcmp(nl_langinfo_l(CODESET, loc), "UTF-8") == 0;
 	freelocale(loc);
-	return true;
+	return utf8;
 }
 
 static bool field_ok(const char *f, size_t n, const char *set, size_t max)
@@ -144,7 +157,7 @@ int shell_env_take(const char *const envp[], struct shell_inherited *in)
 	env_find_unsafe(envp, in->unsafe, sizeof(in->unsafe));
 	if (conn != NULL && !ssh_connection_valid(conn))
 		conn = NULL;
-	if (lang != NULL && in->unsafe[0] == '\0' && !(lang_name_valid(lang) && lang_installed(lang)))
+	if (lang != NULL && in->unsafe[0] == '\0' && !(lang_name_valid(lang) && lang_usable(lang)))
 		lang = NULL;
 	if (dup_or_null(&in->ssh_connection, conn) < 0 || dup_or_null(&in->lang, lang) < 0 ||
 	    dup_or_null(&in->original_command, env_value(envp, "SSH_ORIGINAL_COMMAND")) < 0) {

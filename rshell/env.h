@@ -16,7 +16,7 @@
 
 struct shell_inherited {
 	char *ssh_connection;    /* SSH_CONNECTION when well formed, else NULL */
-	char *lang;              /* LANG when a valid, installed locale, else NULL */
+	char *lang;              /* LANG when a valid, installed UTF-8 locale (or C, POSIX), else NULL */
 	char *original_command;  /* SSH_ORIGINAL_COMMAND as given, or NULL */
 	char unsafe[64];         /* the first loader variable found, or "" */
 };

@@ -106,6 +106,31 @@ else
 	ls -la "$MYIN" | sed 's/^/# /'
 fi
 
+# rrsync (Python) decodes SSH_ORIGINAL_COMMAND in LANG's codeset before it
+# splits on white space. In ISO-8859-1 the UTF-8 bytes of U+0160 (c5 a0)
+# read as "Å" and U+00A0, which would split one validated word in two: a
+# client's LANG that is not UTF-8 must never reach rrsync. The locale is
+# compiled into an overlay of /usr/lib/locale in this private namespace.
+latin=en_US.ISO-8859-1
+install -d -m 0755 "$ROOT/locale-up" "$ROOT/locale-work"
+if mount -t overlay postern-locale \
+	-o "lowerdir=/usr/lib/locale,upperdir=$ROOT/locale-up,workdir=$ROOT/locale-work" \
+	/usr/lib/locale 2>/dev/null &&
+   localedef -i en_US -f ISO-8859-1 "/usr/lib/locale/$latin" >/dev/null 2>&1; then
+	dest="lat\xc5\xa0in --sender x-1.0.tar.xz"
+	printf -v dest '%b' "$dest"
+	push --extra "LANG=$latin" -a hello-1.0.tar.xz "h:$dest"
+	if [ "$STATUS" = 0 ] && [ -f "$MYIN/$dest" ] && cmp -s "$SRC/hello-1.0.tar.xz" "$MYIN/$dest"; then
+		ok "push with LANG=$latin to a name whose UTF-8 holds byte 0xa0: exact name"
+	else
+		not_ok "push with LANG=$latin: status $STATUS: $OUT"
+		ls -la "$MYIN" | sed 's/^/# /'
+	fi
+else
+	ok "# SKIP cannot build the $latin locale (localedef, package locales)"
+fi
+umount /usr/lib/locale 2>/dev/null
+
 echo dash >"$SRC/-rf.tar.xz"
 push -a -- -rf.tar.xz h:
 check "push: a file named -rf.tar.xz lands as a plain file" landed -rf.tar.xz

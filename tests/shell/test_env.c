@@ -155,6 +155,27 @@ static void test_take_and_build(void **state)
 	shell_env_release(&in);
 }
 
+/* Only what rrsync decodes as UTF-8 is passed on (a Latin-1 LANG is
+ * tested end to end in test-rsync.sh, which can compile that locale). */
+static void test_lang_kept(void **state)
+{
+	const char *c[] = { "LANG=C", NULL };
+	const char *utf8[] = { "LANG=C.UTF-8", NULL };
+	const char *missing[] = { "LANG=xx_YY.UTF-8", NULL };
+	struct shell_inherited in;
+
+	(void)state;
+	assert_int_equal(shell_env_take(c, &in), 0);
+	assert_string_equal(in.lang, "C");
+	shell_env_release(&in);
+	assert_int_equal(shell_env_take(utf8, &in), 0);
+	assert_string_equal(in.lang, "C.UTF-8");
+	shell_env_release(&in);
+	assert_int_equal(shell_env_take(missing, &in), 0);
+	assert_null(in.lang);
+	shell_env_release(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_ssh_connection),
 		cmocka_unit_test(test_unsafe_variables),
 		cmocka_unit_test(test_take_and_build),
+		cmocka_unit_test(test_lang_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
