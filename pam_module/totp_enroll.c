@@ -238,6 +238,7 @@ static int verify_app(struct enroll *en)
 {
 	const struct totp_policy policy = { .window = 1, .max_failures = 1000, .lockout = 1 };
 	struct totp_outcome out;
+	char norm[RECOVERY_CODE_LEN + 1];
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -254,7 +255,12 @@ static int verify_app(struct enroll *en)
 		}
 		if (line[n - 1] == '\n')
 			line[n - 1] = '\0';
-		v = totp_verify(&en->rec, line, time(NULL), &policy, &out);
+		/* A recovery code would pass totp_verify and use itself up. */
+		if (code_input_check(line, en->rec.digits, norm, sizeof(norm)) == CODE_TOTP)
+			v = totp_verify(&en->rec, line, time(NULL), &policy, &out);
+		else
+			v = TOTP_REJECT_BAD_INPUT;
+		explicit_bzero(norm, sizeof(norm));
 		explicit_bzero(line, cap);
 		if (v != TOTP_ACCEPT_CODE)
 			fputs("That code does not match.\n", stderr);

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 pam_test_enter PTTOOL_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
-for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7; do useradd -M -N "$u"; done
+for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8; do useradd -M -N "$u"; done
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 mkdir -m 0755 "$T/state"
 S=$T/state/totp
@@ -57,6 +57,23 @@ printf '000000\n000001\n000002\n' | totp enroll pttotp3 >/dev/null 2>"$T/err3"
 check "three wrong codes: enroll fails" test $? != 0
 check "wrong codes: nothing was written" test ! -e "$S/pttotp3"
 check "wrong codes: the message says what to do" grep -q 'nothing was written (check the device clock' "$T/err3"
+# Only the app's code answers the question: a recovery code typed there was
+# taken as a login, so one of the ten codes just shown never worked.
+coproc ENR8 { "$TOTP" -S "$S" enroll pttotp8 2>/dev/null; }
+codes8=()
+while [ ${#codes8[@]} -lt 10 ] && read -r -t 10 line8 <&"${ENR8[0]}"; do
+	case $line8 in
+	otpauth://*) uri8=$line8 ;;
+	[a-z2-7][a-z2-7][a-z2-7][a-z2-7]-*) codes8+=("$line8") ;;
+	esac
+done
+echo "${codes8[0]}" >&"${ENR8[1]}"
+oathtool --totp -b "$(echo "$uri8" | uri_secret)" >&"${ENR8[1]}"
+wait "$ENR8_PID"
+check "enroll: a recovery code is not the app's code, the app's code then is" test $? = 0
+check "enroll: all 10 recovery codes still stored" test "$(grep -c '^recovery ' "$S/pttotp8")" = 10
+auth pttotp pttotp8 "${codes8[0]}" "$KEY_A"
+check "enroll: the recovery code typed at the code prompt still logs in" test "$result" = PAM_SUCCESS
 
 # --- existing enrolments are kept
 before=$(sha256sum <"$S/pttotp2")
