@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "safefile.h"
+#include "tarball_global.h"
 #include "text.h"
 
 #define CHUNK (256 * 1024)
@@ -63,6 +64,7 @@ struct scan {
 	struct archive *stream;
 	struct archive *tar;
 	void *symlinks;                  /* tsearch() tree of symlink member names */
+	struct tar_global_scan global;   /* what GNU tar would take for pax global headers */
 	locale_t utf8, saved_locale;
 };
 
@@ -171,6 +173,7 @@ static ssize_t stream_block(struct scan *s, const void **buf)
 {
 	la_int64_t offset;
 	size_t size = 0;
+	struct pst_err why;
 	int r;
 
 	do
@@ -183,6 +186,8 @@ static ssize_t stream_block(struct scan *s, const void **buf)
 	s->out->uncompressed_size += size;
 	if (uncompressed_caps_check(s) < 0 || deadline_check(s) < 0)
 		return s->rc;
+	if (tar_global_feed(&s->global, *buf, size, &why) < 0)
+		return fail(s, EBADMSG, "%s", why.msg);
 	return (ssize_t)size;
 }
 

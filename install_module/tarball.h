@@ -101,7 +101,8 @@ enum tarball_member_kind {
  * tarball_check_copy() adds the rules that need the whole archive: no
  * member lies under an earlier symlink member, and no hard link points to
  * one or under one (a hard link to a symlink would move its relative
- * target to another directory).
+ * target to another directory); and no pax global header sets a path
+ * (tarball_global.h).
  */
 bool tarball_member_check(const char *name, enum tarball_member_kind kind, const char *linkname,
 			  const char *module, const char *version, struct pst_err *why);

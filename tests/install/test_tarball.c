@@ -373,6 +373,62 @@ static void test_trailing_data(void **state)
 	run_free(&r);
 }
 
+/* A pax global header (records in one body block) in front of a small tar, in xz. */
+static int with_global_header(const char *records)
+{
+	unsigned char blk[2 * 512];
+	size_t len = strlen(records), i;
+	unsigned sum = 0;
+	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
+	unsigned char *rest;
+	size_t rest_len;
+	int fd = maker_memfd("global");
+
+	memset(blk, 0, sizeof(blk));
+	strcpy((char *)blk, "pax_global_header");
+	memcpy(blk + 100, "0000644\0" "0000000\0" "0000000", 23);
+	snprintf((char *)blk + 124, 12, "%011o", (unsigned)len & 0777u);
+	memcpy(blk + 136, "00000000000", 11);
+	memset(blk + 148, ' ', 8);
+	blk[156] = 'g';
+	memcpy(blk + 257, "ustar\0" "00", 8);
+	for (i = 0; i < 512; i++)
+		sum += blk[i];
+	snprintf((char *)blk + 148, 8, "%06o", sum);
+	memcpy(blk + 512, records, len);
+	rest = maker_slurp(tar, &rest_len);
+	close(tar);
+	assert_int_equal(write(fd, blk, sizeof(blk)), (ssize_t)sizeof(blk));
+	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
+	free(rest);
+	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+/*
+ * libarchive ignores pax global headers; GNU tar applies their path and
+ * linkpath to every later member, which would rename members outside the
+ * top directory or point symlinks anywhere. git archive's comment is fine.
+ */
+static void test_global_header(void **state)
+{
+	struct run r;
+
+	(void)state;
+	check_fd(with_global_header("20 path=other/thing\n"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "pax global header that sets 'path'"));
+	check_fd(with_global_header("24 linkpath=/etc/passwd\n"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "pax global header that sets 'linkpath'"));
+	check_fd(with_global_header("12 path=x\nxx"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	check_fd(with_global_header("52 comment=0123456789abcdef0123456789abcdef01234567\n"), &r);
+	if (r.rc != 0)
+		fail_msg("git archive's global comment refused: %s", r.e.msg);
+}
+
 static void test_caps(void **state)
 {
 	const struct maker_member many[] = {
@@ -558,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_escaping_symlinks),
 		cmocka_unit_test(test_escaping_hardlinks),
 		cmocka_unit_test(test_trailing_data),
+		cmocka_unit_test(test_global_header),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),

@@ -1,0 +1,150 @@
+/*
+ * pax global headers (see tarball_global.h). The header fields are read
+ * the way GNU tar reads them, but more leniently wherever the two could
+ * differ, so that any block GNU tar would apply as a global header is
+ * checked here: a leading-spaces octal checksum matching the signed or
+ * unsigned sum, and a size field that anything but plain octal makes us
+ * refuse.
+ */
+#include "tarball_global.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define TYPEFLAG_OFF 156
+#define CHKSUM_OFF 148
+#define CHKSUM_LEN 8
+#define SIZE_OFF 124
+#define SIZE_LEN 12
+#define KEY_SHOWN_MAX 40
+
+static const char *const harmless_keys[] = {
+	"comment", "mtime", "atime", "ctime", "uid", "gid", "uname", "gname",
+};
+
+static const char refusal[] = "the tar archive has a pax global header that ";
+
+/* Octal digits after leading spaces, at most len bytes; false when there are none. */
+static bool octal_field(const unsigned char *p, size_t len, unsigned long long *out)
+{
+	size_t i = 0;
+	bool any = false;
+
+	*out = 0;
+	while (i < len && p[i] == ' ')
+		i++;
+	for (; i < len && p[i] >= '0' && p[i] <= '7'; i++) {
+		if (*out > (1ULL << 40))
+			return false;
+		*out = *out * 8 + (unsigned)(p[i] - '0');
+		any = true;
+	}
+	return any;
+}
+
+static bool is_global_header(const unsigned char *b)
+{
+	unsigned long long recorded;
+	unsigned long usum = 0;
+	long ssum = 0;
+	size_t i;
+
+	if (b[TYPEFLAG_OFF] != 'g' || !octal_field(b + CHKSUM_OFF, CHKSUM_LEN, &recorded))
+		return false;
+	for (i = 0; i < TAR_BLOCK; i++) {
+		bool in_sum = i >= CHKSUM_OFF && i < CHKSUM_OFF + CHKSUM_LEN;
+		usum += in_sum ? ' ' : b[i];
+		ssum += in_sum ? ' ' : (signed char)b[i];
+	}
+	return recorded == usum || (ssum >= 0 && recorded == (unsigned long)ssum);
+}
+
+static bool key_harmless(const unsigned char *key, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(harmless_keys) / sizeof(harmless_keys[0]); i++)
+		if (strlen(harmless_keys[i]) == len && memcmp(harmless_keys[i], key, len) == 0)
+			return true;
+	return false;
+}
+
+/* The records "LEN KEY=VALUE\n" of a global header body of size bytes. */
+static int body_check(const unsigned char *body, size_t size, struct pst_err *why)
+{
+	size_t pos = 0, len, i;
+	const unsigned char *rec, *eq;
+
+	while (pos < size) {
+		rec = body + pos;
+		for (len = 0, i = 0; pos + i < size && rec[i] >= '0' && rec[i] <= '9' && i < 4; i++)
+			len = len * 10 + (size_t)(rec[i] - '0');
+		if (i == 0 || pos + i >= size || rec[i] != ' ' || len <= i + 1 || len > size - pos ||
+		    rec[len - 1] != '\n')
+			return pst_fail(why, EBADMSG, "%sis malformed (make the tarball with tar)",
+					refusal);
+		eq = memchr(rec + i + 1, '=', len - i - 1);
+		if (eq == NULL)
+			return pst_fail(why, EBADMSG, "%sis malformed (make the tarball with tar)",
+					refusal);
+		if (!key_harmless(rec + i + 1, (size_t)(eq - rec - i - 1)))
+			return pst_fail(why, EBADMSG, "%ssets '%.*s'; GNU tar would apply it to every "
+					"later member, so only comment, times and owners may be set "
+					"globally (make the tarball without global pax keywords)",
+					refusal, (int)((size_t)(eq - rec - i - 1) > KEY_SHOWN_MAX ?
+						       KEY_SHOWN_MAX : (size_t)(eq - rec - i - 1)),
+					(const char *)(rec + i + 1));
+		pos += len;
+	}
+	return 0;
+}
+
+static int block_check(struct tar_global_scan *g, const unsigned char *b, struct pst_err *why)
+{
+	unsigned long long size;
+	int rc;
+
+	if (g->pending > 0) {
+		rc = body_check(b, g->pending, why);
+		g->pending = 0;
+		if (rc < 0)
+			return rc;
+	}
+	if (!is_global_header(b))
+		return 0;
+	if ((b[SIZE_OFF] & 0x80) != 0 || !octal_field(b + SIZE_OFF, SIZE_LEN, &size))
+		return pst_fail(why, EBADMSG, "%shas an unreadable size (make the tarball with tar)",
+				refusal);
+	if (size > TAR_BLOCK)
+		return pst_fail(why, EBADMSG, "%sis larger than %d bytes (only a short comment, "
+				"times and owners may be set globally)", refusal, TAR_BLOCK);
+	g->pending = (size_t)size;
+	return 0;
+}
+
+int tar_global_feed(struct tar_global_scan *g, const void *buf, size_t len, struct pst_err *why)
+{
+	const unsigned char *p = buf;
+	size_t n;
+	int rc = 0;
+
+	while (len > 0 && rc == 0) {
+		if (g->have == 0 && len >= TAR_BLOCK) {
+			rc = block_check(g, p, why);
+			p += TAR_BLOCK;
+			len -= TAR_BLOCK;
+			continue;
+		}
+		n = TAR_BLOCK - g->have < len ? TAR_BLOCK - g->have : len;
+		memcpy(g->block + g->have, p, n);
+		g->have += n;
+		p += n;
+		len -= n;
+		if (g->have == TAR_BLOCK) {
+			g->have = 0;
+			rc = block_check(g, g->block, why);
+		}
+	}
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * pax global headers in an uploaded tar stream.
+ *
+ * libarchive reads a global header ('g') and ignores it, but GNU tar
+ * applies its keywords to every member after it: a global path= renames
+ * them all, a global linkpath= retargets every symlink. The member check
+ * sees libarchive's view only, so a tarball could pass it and still unpack
+ * elsewhere with GNU tar. tar_global_feed() closes that gap: every 512-byte
+ * block of the tar stream that a tar reader could take for a global header
+ * (typeflag 'g' and a matching checksum) must have a body of at most one
+ * block holding only keywords that name no path (comment, which git
+ * archive writes; times; owners).
+ *
+ * Every block is looked at, member data included, and none is skipped as
+ * "body", so a header cannot hide inside another one's body; a block of
+ * member data that happens to be such a header is refused too (it takes a
+ * tar file inside the release whose own global header sets a path).
+ */
+#ifndef POSTERN_TARBALL_GLOBAL_H
+#define POSTERN_TARBALL_GLOBAL_H
+
+#include <stddef.h>
+
+#include "errmsg.h"
+
+#define TAR_BLOCK 512
+
+struct tar_global_scan {
+	unsigned char block[TAR_BLOCK];  /* a block cut between two feeds */
+	size_t have;                     /* bytes of it so far (= stream offset mod 512) */
+	size_t pending;                  /* body size of a global header in the block before */
+};
+
+/*
+ * Feed the next len bytes of the decompressed tar stream (from its start,
+ * in order). Returns 0, or -EBADMSG with why filled when a global header
+ * sets anything but the allowed keywords, is malformed or is too large.
+ */
+int tar_global_feed(struct tar_global_scan *g, const void *buf, size_t len, struct pst_err *why);
+
+#endif
