@@ -43,8 +43,8 @@ static char *help_for(const char *user)
 
 static void contains(const char *text, const char *needle)
 {
-	if (strstr(text, needle) == NULL)
-		fail_msg("help lacks \"%s\":\n%s", needle, text);
+	if (text == NULL || strstr(text, needle) == NULL)
+		fail_msg("help lacks \"%s\":\n%s", needle, text ? text : "(no output)");
 }
 
 static void test_maintainer(void **state)
