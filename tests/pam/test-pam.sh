@@ -19,8 +19,10 @@ S=$T/state/totp
 mkdir -m 0755 "$T/state"
 service ptpam "store=$S"
 service ptpam-lock "store=$S max_failures=3 lockout=600"
-service ptpam-nullok "store=$S nullok"
-echo "auth required pam_permit.so" >>"$T/svc/ptpam-nullok"
+# PAM_IGNORE goes on to pam_permit; PAM_SUCCESS "dies" and the stack ends in
+# PAM_PERM_DENIED: so PAM_SUCCESS here proves the module said PAM_IGNORE.
+printf 'auth [success=die ignore=ignore default=die] %s store=%s nullok\nauth required pam_permit.so\n' \
+	"$MODULE" "$S" >"$T/svc/ptpam-nullok"
 service ptpam-badopt "store=$S bogus=1"
 totp() { "$TOTP" -S "$S" "$@"; }
 code_of() { oathtool --totp -b "$(secret_of "$S/$1")"; }
