@@ -188,5 +188,8 @@ int shell_env_build(struct spawn_env *env, const struct shell_account *acct,
 	if (in->ssh_connection != NULL)
 		rc = rc ? rc : spawn_env_add(env, "SSH_CONNECTION", in->ssh_connection);
 	rc = rc ? rc : spawn_env_add(env, "SSH_ORIGINAL_COMMAND", original_command);
+	/* rrsync is Python, which would otherwise import usercustomize and
+	 * .pth files from HOME/.local: code of the user's choosing. */
+	rc = rc ? rc : spawn_env_add(env, "PYTHONNOUSERSITE", "1");
 	return rc;
 }

@@ -45,7 +45,8 @@ struct shell_account {
 
 /*
  * The environment rrsync runs in: PATH=/usr/bin:/bin, HOME, USER, LOGNAME,
- * LANG, SSH_CONNECTION (when known) and SSH_ORIGINAL_COMMAND. Returns 0 or
+ * LANG, SSH_CONNECTION (when known), SSH_ORIGINAL_COMMAND and
+ * PYTHONNOUSERSITE=1 (rrsync is Python: no code from HOME). Returns 0 or
  * -errno.
  */
 int shell_env_build(struct spawn_env *env, const struct shell_account *acct,

@@ -176,6 +176,22 @@ for v in "BASH_ENV=$ROOT/evil.sh" "ENV=$ROOT/evil.sh" "IFS=/" "PATH=$ROOT/evilbi
 	fi
 done
 
+# rrsync is Python: without PYTHONNOUSERSITE it would run a usercustomize
+# module from the user's own home (left over from a shell account, or an
+# NFS home writable elsewhere) on every upload.
+pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+usersite="$ROOT/home/$SHELL_USER/.local/lib/python$pyver/site-packages"
+install -d -m 0755 "$usersite"
+echo "open('$CANARY/hit-usersite', 'w')" >"$usersite/usercustomize.py"
+echo usersite >"$SRC/usersite-1.tar.xz"
+push -a usersite-1.tar.xz h:
+if [ "$STATUS" = 0 ] && landed usersite-1.tar.xz && [ -z "$(find "$CANARY" -mindepth 1)" ]; then
+	ok "push with a usercustomize.py in the user's home: lands, rrsync's Python did not run it"
+else
+	not_ok "push with a usercustomize.py in the user's home: status $STATUS: $OUT"
+fi
+rm -rf "$ROOT/home/$SHELL_USER/.local" "$CANARY/hit-usersite"
+
 # Refusals: the rsync client shows our message; nothing is written.
 echo pulled >"$MYIN/pull-me.tar.xz"; chown "$SHELL_USER": "$MYIN/pull-me.tar.xz"
 refused_push "pull: refused (write-only)" "downloads are not allowed" -a h:pull-me.tar.xz "$ROOT/pulled/"

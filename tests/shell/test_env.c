@@ -145,7 +145,7 @@ static void test_take_and_build(void **state)
 		const char *const expect[] = {
 			"PATH=/usr/bin:/bin", "HOME=/home/alice", "USER=alice", "LOGNAME=alice",
 			"LANG=C.UTF-8", "SSH_CONNECTION=192.0.2.7 50122 192.0.2.1 22",
-			"SSH_ORIGINAL_COMMAND=rsync --server . .", NULL,
+			"SSH_ORIGINAL_COMMAND=rsync --server . .", "PYTHONNOUSERSITE=1", NULL,
 		};
 		for (i = 0; expect[i] != NULL; i++)
 			assert_string_equal(vars[i], expect[i]);
