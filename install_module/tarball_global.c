@@ -1,6 +1,6 @@
 /*
- * pax global headers (see tarball_global.h). The header fields are read
- * the way GNU tar reads them, but more leniently wherever the two could
+ * pax global and GNU long name headers (see tarball_global.h). The header
+ * fields are read the way GNU tar reads them, but more leniently wherever the two could
  * differ, so that any block GNU tar would apply as a global header is
  * checked here: a leading-spaces octal checksum matching the signed or
  * unsigned sum, and a size field that anything but plain octal makes us
@@ -18,6 +18,8 @@
 #define SIZE_OFF 124
 #define SIZE_LEN 12
 #define KEY_SHOWN_MAX 40
+/* The headers GNU tar reads before a member's own: long name, long link, pax. */
+#define EXTENSION_TYPES "LKxXg"
 
 static const char *const harmless_keys[] = {
 	"comment", "mtime", "atime", "ctime", "uid", "gid", "uname", "gname",
@@ -43,21 +45,31 @@ static bool octal_field(const unsigned char *p, size_t len, unsigned long long *
 	return any;
 }
 
-static bool is_global_header(const unsigned char *b)
+/* The typeflag of b when it is an extension header with a matching checksum, else 0. */
+static char header_type(const unsigned char *b)
 {
 	unsigned long long recorded;
 	unsigned long usum = 0;
 	long ssum = 0;
 	size_t i;
 
-	if (b[TYPEFLAG_OFF] != 'g' || !octal_field(b + CHKSUM_OFF, CHKSUM_LEN, &recorded))
-		return false;
+	if (b[TYPEFLAG_OFF] == '\0' || strchr(EXTENSION_TYPES, b[TYPEFLAG_OFF]) == NULL ||
+	    !octal_field(b + CHKSUM_OFF, CHKSUM_LEN, &recorded))
+		return 0;
 	for (i = 0; i < TAR_BLOCK; i++) {
 		bool in_sum = i >= CHKSUM_OFF && i < CHKSUM_OFF + CHKSUM_LEN;
 		usum += in_sum ? ' ' : b[i];
 		ssum += in_sum ? ' ' : (signed char)b[i];
 	}
-	return recorded == usum || (ssum >= 0 && recorded == (unsigned long)ssum);
+	if (recorded == usum || (ssum >= 0 && recorded == (unsigned long)ssum))
+		return (char)b[TYPEFLAG_OFF];
+	return 0;
+}
+
+/* Plain octal only: base-256 sizes never occur in these headers and are refused. */
+static bool header_size(const unsigned char *b, unsigned long long *size)
+{
+	return (b[SIZE_OFF] & 0x80) == 0 && octal_field(b + SIZE_OFF, SIZE_LEN, size);
 }
 
 static bool key_harmless(const unsigned char *key, size_t len)
@@ -100,8 +112,49 @@ static int body_check(const unsigned char *body, size_t size, struct pst_err *wh
 	return 0;
 }
 
+/* True when a chain after an L/K header expects its next header here; drops passed ones. */
+static bool chained_after_long(struct tar_global_scan *g)
+{
+	bool hit = false;
+	size_t i = 0;
+
+	while (i < g->n_after_long) {
+		if (g->after_long[i] > g->offset) {
+			i++;
+			continue;
+		}
+		hit = hit || g->after_long[i] == g->offset;
+		g->after_long[i] = g->after_long[--g->n_after_long];
+	}
+	return hit;
+}
+
+static int long_chain_check(struct tar_global_scan *g, const unsigned char *b, char type,
+			    struct pst_err *why)
+{
+	bool chained = chained_after_long(g);
+	unsigned long long size;
+
+	if (type == 0 || (!chained && type != 'L' && type != 'K'))
+		return 0;
+	if (chained && (type == 'x' || type == 'X'))
+		return pst_fail(why, EBADMSG, "the tar archive gives a member both a GNU long name "
+				"or link and a pax extended header, which tar programs read "
+				"differently (make the tarball with tar, in one format)");
+	if (!header_size(b, &size))
+		return pst_fail(why, EBADMSG, "the tar archive has a long name header with an "
+				"unreadable size (make the tarball with tar)");
+	if (g->n_after_long == TAR_LONG_CHAINS)
+		return pst_fail(why, EBADMSG, "the tar archive has too many GNU long name headers "
+				"close together (make the tarball with tar)");
+	g->after_long[g->n_after_long++] = g->offset + TAR_BLOCK +
+		(size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
+	return 0;
+}
+
 static int block_check(struct tar_global_scan *g, const unsigned char *b, struct pst_err *why)
 {
+	char type = header_type(b);
 	unsigned long long size;
 	int rc;
 
@@ -111,9 +164,10 @@ static int block_check(struct tar_global_scan *g, const unsigned char *b, struct
 		if (rc < 0)
 			return rc;
 	}
-	if (!is_global_header(b))
-		return 0;
-	if ((b[SIZE_OFF] & 0x80) != 0 || !octal_field(b + SIZE_OFF, SIZE_LEN, &size))
+	rc = long_chain_check(g, b, type, why);
+	if (rc < 0 || type != 'g')
+		return rc;
+	if (!header_size(b, &size))
 		return pst_fail(why, EBADMSG, "%shas an unreadable size (make the tarball with tar)",
 				refusal);
 	if (size > TAR_BLOCK)
@@ -132,6 +186,7 @@ int tar_global_feed(struct tar_global_scan *g, const void *buf, size_t len, stru
 	while (len > 0 && rc == 0) {
 		if (g->have == 0 && len >= TAR_BLOCK) {
 			rc = block_check(g, p, why);
+			g->offset += TAR_BLOCK;
 			p += TAR_BLOCK;
 			len -= TAR_BLOCK;
 			continue;
@@ -144,6 +199,7 @@ int tar_global_feed(struct tar_global_scan *g, const void *buf, size_t len, stru
 		if (g->have == TAR_BLOCK) {
 			g->have = 0;
 			rc = block_check(g, g->block, why);
+			g->offset += TAR_BLOCK;
 		}
 	}
 	return rc;

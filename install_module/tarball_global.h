@@ -11,6 +11,13 @@
  * block holding only keywords that name no path (comment, which git
  * archive writes; times; owners).
  *
+ * The same goes for the GNU long name and long link headers ('L', 'K'):
+ * when one comes before a pax extended header ('x') in front of the same
+ * member, libarchive takes the long name and GNU tar the pax path. No tar
+ * tool writes both kinds for one member, so such a chain is refused: from
+ * every L/K header (and every extended header chained after one), the
+ * header GNU tar would read next, right after the body, must not be 'x'.
+ *
  * Every block is looked at, member data included, and none is skipped as
  * "body", so a header cannot hide inside another one's body; a block of
  * member data that happens to be such a header is refused too (it takes a
@@ -20,15 +27,21 @@
 #define POSTERN_TARBALL_GLOBAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "errmsg.h"
 
 #define TAR_BLOCK 512
+/* L/K header chains followed at once; real archives have one at a time. */
+#define TAR_LONG_CHAINS 16
 
 struct tar_global_scan {
 	unsigned char block[TAR_BLOCK];  /* a block cut between two feeds */
 	size_t have;                     /* bytes of it so far (= stream offset mod 512) */
 	size_t pending;                  /* body size of a global header in the block before */
+	uint64_t offset;                 /* stream offset of the block being looked at */
+	uint64_t after_long[TAR_LONG_CHAINS];  /* where headers chained after L/K come */
+	size_t n_after_long;
 };
 
 /*

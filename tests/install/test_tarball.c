@@ -373,32 +373,50 @@ static void test_trailing_data(void **state)
 	run_free(&r);
 }
 
-/* A pax global header (records in one body block) in front of a small tar, in xz. */
-static int with_global_header(const char *records)
+/* One raw tar header block of type type whose body (one block, or none) is body. */
+static size_t raw_header(unsigned char *blk, const char *name, char type, const char *body)
 {
-	unsigned char blk[2 * 512];
-	size_t len = strlen(records), i;
+	size_t len = body != NULL ? strlen(body) : 0, i;
 	unsigned sum = 0;
-	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
-	unsigned char *rest;
-	size_t rest_len;
-	int fd = maker_memfd("global");
 
-	memset(blk, 0, sizeof(blk));
-	strcpy((char *)blk, "pax_global_header");
+	memset(blk, 0, 2 * 512);
+	strcpy((char *)blk, name);
 	memcpy(blk + 100, "0000644\0" "0000000\0" "0000000", 23);
 	snprintf((char *)blk + 124, 12, "%011o", (unsigned)len & 0777u);
 	memcpy(blk + 136, "00000000000", 11);
 	memset(blk + 148, ' ', 8);
-	blk[156] = 'g';
+	blk[156] = (unsigned char)type;
 	memcpy(blk + 257, "ustar\0" "00", 8);
 	for (i = 0; i < 512; i++)
 		sum += blk[i];
 	snprintf((char *)blk + 148, 8, "%06o", sum);
-	memcpy(blk + 512, records, len);
+	if (body != NULL)
+		memcpy(blk + 512, body, len);
+	return body != NULL ? 2 * 512 : 512;
+}
+
+/*
+ * In xz: the top directory, then the extension headers types[i] with
+ * bodies[i], then a file member "demo-1.0/file", then a small tar.
+ */
+static int with_headers(const char *types, const char *const *bodies)
+{
+	unsigned char blk[2 * 512];
+	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
+	unsigned char *rest;
+	size_t rest_len, n, i;
+	int fd = maker_memfd("headers");
+
 	rest = maker_slurp(tar, &rest_len);
 	close(tar);
-	assert_int_equal(write(fd, blk, sizeof(blk)), (ssize_t)sizeof(blk));
+	n = raw_header(blk, "demo-1.0/", '5', NULL);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	for (i = 0; types[i] != '\0'; i++) {
+		n = raw_header(blk, "././@LongLink", types[i], bodies[i]);
+		assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	}
+	n = raw_header(blk, "demo-1.0/file", '0', NULL);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
 	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
 	free(rest);
 	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
@@ -413,20 +431,53 @@ static int with_global_header(const char *records)
  */
 static void test_global_header(void **state)
 {
+	const char *path[] = { "20 path=other/thing\n" };
+	const char *link[] = { "24 linkpath=/etc/passwd\n" };
+	const char *bad[] = { "12 path=x\nxx" };
+	const char *comment[] = { "52 comment=0123456789abcdef0123456789abcdef01234567\n" };
 	struct run r;
 
 	(void)state;
-	check_fd(with_global_header("20 path=other/thing\n"), &r);
+	check_fd(with_headers("g", path), &r);
 	assert_int_equal(r.rc, -EBADMSG);
 	assert_non_null(strstr(r.e.msg, "pax global header that sets 'path'"));
-	check_fd(with_global_header("24 linkpath=/etc/passwd\n"), &r);
+	check_fd(with_headers("g", link), &r);
 	assert_int_equal(r.rc, -EBADMSG);
 	assert_non_null(strstr(r.e.msg, "pax global header that sets 'linkpath'"));
-	check_fd(with_global_header("12 path=x\nxx"), &r);
+	check_fd(with_headers("g", bad), &r);
 	assert_int_equal(r.rc, -EBADMSG);
-	check_fd(with_global_header("52 comment=0123456789abcdef0123456789abcdef01234567\n"), &r);
+	check_fd(with_headers("g", comment), &r);
 	if (r.rc != 0)
 		fail_msg("git archive's global comment refused: %s", r.e.msg);
+}
+
+/*
+ * A GNU long name ('L') before a pax header ('x') for the same member:
+ * libarchive takes the long name, GNU tar the pax path (here outside the
+ * top directory). The other order, and either kind alone, agree.
+ */
+static void test_long_name_and_pax(void **state)
+{
+	const char *long_then_pax[] = { "demo-1.0/fine", "22 path=other/escaped\n" };
+	const char *pax_then_long[] = { "22 path=demo-1.0/okay\n", "demo-1.0/fine" };
+	const char *long_global_pax[] = { "demo-1.0/fine", "12 mtime=10\n",
+					  "22 path=other/escaped\n" };
+	const char *two_long[] = { "demo-1.0/fine", "demo-1.0/fine" };
+	struct run r;
+
+	(void)state;
+	check_fd(with_headers("Lx", long_then_pax), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "both a GNU long name or link and a pax extended header"));
+	check_fd(with_headers("Lgx", long_global_pax), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "both a GNU long name or link and a pax extended header"));
+	check_fd(with_headers("xL", pax_then_long), &r);
+	if (r.rc != 0)
+		fail_msg("pax then long name refused: %s", r.e.msg);
+	check_fd(with_headers("LL", two_long), &r);
+	if (r.rc != 0)
+		fail_msg("two long names refused: %s", r.e.msg);
 }
 
 static void test_caps(void **state)
@@ -615,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_escaping_hardlinks),
 		cmocka_unit_test(test_trailing_data),
 		cmocka_unit_test(test_global_header),
+		cmocka_unit_test(test_long_name_and_pax),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),
