@@ -192,6 +192,21 @@ else
 fi
 rm -rf "$ROOT/home/$SHELL_USER/.local" "$CANARY/hit-usersite"
 
+# A popt alias in $HOME/.popt (rssh CVE-2019-3464) would rewrite the argv
+# rrsync checked, here turning the -munge that rrsync adds into plain
+# --links. rsync reads ~/.popt as a client but not as a server: this guards
+# that postern-shell relies on it (HOME is the user's own home).
+echo "rsync alias --munge-links --links" >"$ROOT/home/$SHELL_USER/.popt"
+ln -sf /etc/shadow "$SRC/popt-link"
+push -al popt-link h:
+target=$(readlink "$MYIN/popt-link" 2>/dev/null)
+if [ "$STATUS" = 0 ] && [ -n "$target" ] && [ "$target" != /etc/shadow ]; then
+	ok "push with a ~/.popt alias in the user's home: rsync never reads it, the symlink is munged"
+else
+	not_ok "push with a ~/.popt alias: status $STATUS, link target '$target': $OUT"
+fi
+rm -f "$ROOT/home/$SHELL_USER/.popt" "$SRC/popt-link"
+
 # Refusals: the rsync client shows our message; nothing is written.
 echo pulled >"$MYIN/pull-me.tar.xz"; chown "$SHELL_USER": "$MYIN/pull-me.tar.xz"
 refused_push "pull: refused (write-only)" "downloads are not allowed" -a h:pull-me.tar.xz "$ROOT/pulled/"
