@@ -98,7 +98,7 @@ static unsigned decode(const unsigned char *s, size_t n)
  * what a terminal or log viewer shows. */
 static bool is_hidden_format(unsigned cp)
 {
-	return cp == 0x2028 || cp == 0x2029 || cp == 0x200e || cp == 0x200f ||
+	return cp == 0x2028 || cp == 0x2029 || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
 	       cp == 0xfeff;
 }

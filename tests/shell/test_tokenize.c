@@ -106,6 +106,7 @@ static void test_control_characters(void **state)
 	refused("list 'a\nb'", 10, "LF");        /* quotes do not help */
 	refused("list \xc2\x85", 7, "U+0085");   /* C1 NEL */
 	refused("list \xe2\x80\xae", 8, "U+202E"); /* bidi override */
+	refused("list \xd8\x9c", 7, "U+061C");   /* Arabic letter mark, a bidi control */
 	refused("list \xe2\x80\xa8", 8, "U+2028"); /* line separator */
 }
 
