@@ -158,24 +158,15 @@ static void count_failure(struct totp_record *r, time_t now, const struct totp_p
 	}
 }
 
-enum totp_verdict totp_verify(struct totp_record *r, const char *input, time_t now,
-			      const struct totp_policy *p, struct totp_outcome *out)
+static enum totp_verdict judge(struct totp_record *r, const char *input, time_t now,
+				unsigned window, struct totp_outcome *out)
 {
 	char norm[RECOVERY_CODE_LEN + 1];
 	enum totp_verdict v;
 
-	memset(out, 0, sizeof(*out));
-	if (r->locked_until != 0 && r->locked_until <= (int64_t)now) {
-		r->locked_until = 0;    /* served: a fresh run of attempts */
-		r->failures = 0;
-	}
-	if (r->locked_until != 0) {
-		count_failure(r, now, p, out);
-		return TOTP_REJECT_LOCKED;
-	}
 	switch (code_input_check(input, r->digits, norm, sizeof(norm))) {
 	case CODE_TOTP:
-		v = check_totp(r, norm, now, p->window, out);
+		v = check_totp(r, norm, now, window, out);
 		break;
 	case CODE_RECOVERY:
 		v = check_recovery(r, norm);
@@ -186,6 +177,38 @@ enum totp_verdict totp_verify(struct totp_record *r, const char *input, time_t n
 		break;
 	}
 	explicit_bzero(norm, sizeof(norm));
+	return v;
+}
+
+/*
+ * Judged like an open record, on a copy that is dropped: an instant refusal
+ * would tell the client about the lockout by its timing.
+ */
+static enum totp_verdict refuse_locked(struct totp_record *r, const char *input, time_t now,
+				       const struct totp_policy *p, struct totp_outcome *out)
+{
+	struct totp_record scratch = *r;
+
+	(void)judge(&scratch, input, now, p->window, out);
+	totp_record_wipe(&scratch);
+	memset(out, 0, sizeof(*out));
+	count_failure(r, now, p, out);
+	return TOTP_REJECT_LOCKED;
+}
+
+enum totp_verdict totp_verify(struct totp_record *r, const char *input, time_t now,
+			      const struct totp_policy *p, struct totp_outcome *out)
+{
+	enum totp_verdict v;
+
+	memset(out, 0, sizeof(*out));
+	if (r->locked_until != 0 && r->locked_until <= (int64_t)now) {
+		r->locked_until = 0;    /* served: a fresh run of attempts */
+		r->failures = 0;
+	}
+	if (r->locked_until != 0)
+		return refuse_locked(r, input, now, p, out);
+	v = judge(r, input, now, p->window, out);
 	if (v == TOTP_ACCEPT_CODE || v == TOTP_ACCEPT_RECOVERY) {
 		r->failures = 0;
 		r->last_success = (int64_t)now;
