@@ -328,10 +328,15 @@ static int store_record(struct admin *a, struct enroll *en, bool *replaced)
 	rc = 0;
 	if (fd >= 0)
 		rc = totp_store_set_aside(a->storefd, en->user, "replaced", false, kept, sizeof(kept), &e);
+	/* No record to lock: another enrolment may be creating one right now. */
 	if (rc == 0)
-		rc = totp_store_write(a->storefd, en->user, &en->rec, &e);
+		rc = fd >= 0 ? totp_store_write(a->storefd, en->user, &en->rec, &e)
+			     : totp_store_create(a->storefd, en->user, &en->rec, &e);
 	if (fd >= 0)
 		close(fd);
+	if (rc == -EEXIST)
+		return admin_fail("enroll: %s: already enrolled (use --force to replace; the old record is kept)",
+				  en->user);
 	if (rc < 0)
 		return admin_fail("enroll: %s: %s", en->user, e.msg);
 	if (*replaced)

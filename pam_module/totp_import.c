@@ -89,6 +89,7 @@ static const char *import_one(struct admin *a, struct import_line *l, struct pst
 	struct audit_session s;
 	struct totp_record r;
 	const char *why;
+	int rc;
 
 	totp_record_wipe(&r);
 	why = line_to_record(l, &r);
@@ -96,8 +97,13 @@ static const char *import_one(struct admin *a, struct import_line *l, struct pst
 		why = "no such user (create the account first)";
 	if (why == NULL && faccessat(a->storefd, l->field[1], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		why = "already enrolled (revoke first to replace)";
-	if (why == NULL && totp_store_write(a->storefd, l->field[1], &r, e) < 0)
-		why = e->msg;
+	if (why == NULL) {
+		rc = totp_store_create(a->storefd, l->field[1], &r, e);
+		if (rc == -EEXIST)
+			why = "already enrolled (revoke first to replace)";
+		else if (rc < 0)
+			why = e->msg;
+	}
 	if (why == NULL) {
 		admin_session(l->field[1], &s);
 		audit_emit(LOG_INFO, "totp_enroll", &s, "admin", a->name, "algorithm", "SHA1",

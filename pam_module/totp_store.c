@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,21 +125,69 @@ int totp_store_lock(int storefd, const char *user, struct pst_err *e)
 	return sf_open_locked(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
 }
 
-int totp_store_write(int storefd, const char *user, const struct totp_record *r,
-		     struct pst_err *e)
+static int write_record(int storefd, const char *name, const struct totp_record *r,
+			struct pst_err *e)
 {
 	char buf[TOTP_RECORD_MAX];
 	int len;
 	int rc;
 
-	if (!name_is_user(user))
-		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
 	len = totp_record_format(r, buf, sizeof(buf), e);
 	if (len < 0)
 		return len;
-	rc = sf_write_atomic(storefd, user, buf, (size_t)len, &record_new, e);
+	rc = sf_write_atomic(storefd, name, buf, (size_t)len, &record_new, e);
 	explicit_bzero(buf, sizeof(buf));
 	return rc;
+}
+
+int totp_store_write(int storefd, const char *user, const struct totp_record *r,
+		     struct pst_err *e)
+{
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	return write_record(storefd, user, r, e);
+}
+
+/* A dot name, which no user name can be: neither the module nor list reads it. */
+static int new_record_name(const char *user, char *buf, size_t len)
+{
+	unsigned char rnd[8];
+	int n;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -EIO;
+	n = snprintf(buf, len, ".new.%s.%02x%02x%02x%02x%02x%02x%02x%02x", user, rnd[0], rnd[1],
+		     rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+int totp_store_create(int storefd, const char *user, const struct totp_record *r,
+		      struct pst_err *e)
+{
+	char name[128];
+	int err;
+	int rc;
+
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	rc = new_record_name(user, name, sizeof(name));
+	if (rc < 0)
+		return pst_fail(e, -rc, "%s: cannot make a temporary name", user);
+	rc = write_record(storefd, name, r, e);
+	if (rc < 0)
+		return rc;
+	if (renameat2(storefd, name, storefd, user, RENAME_NOREPLACE) != 0) {
+		err = errno;
+		unlinkat(storefd, name, 0);
+		if (err == EEXIST)
+			return pst_fail(e, EEXIST, "already enrolled");
+		return pst_fail(e, err, "%s: cannot put the new record in place: %s", user,
+				strerror(err));
+	}
+	if (fsync(storefd) != 0)
+		return pst_fail(e, errno, "%s: written, but syncing the store failed: %s", user,
+				strerror(errno));
+	return 0;
 }
 
 static int attic_open(int storefd, struct pst_err *e)

@@ -47,6 +47,13 @@ int totp_store_write(int storefd, const char *user, const struct totp_record *r,
 		     struct pst_err *e);
 
 /*
+ * Write user's first record: atomically, and only if there is none, so two
+ * enrolments at once cannot replace each other. -EEXIST when there is one.
+ */
+int totp_store_create(int storefd, const char *user, const struct totp_record *r,
+		      struct pst_err *e);
+
+/*
  * Keep the current record of user in <store>/.attic/<user>.<why>.<time>:
  * moved there (move true), or hard-linked so the name keeps working until
  * it is replaced. The attic name is written to kept (may be NULL).

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 pam_test_enter PTTOOL_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
-for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8; do useradd -M -N "$u"; done
+for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8 pttotp9 pttotp10 pttotp11; do useradd -M -N "$u"; done
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 mkdir -m 0755 "$T/state"
 S=$T/state/totp
@@ -81,6 +81,25 @@ totp enroll --no-verify pttotp2 >/dev/null 2>"$T/err"
 check "enroll of an enrolled user without --force: refused" test $? != 0
 check "refusal says --force keeps the old record" grep -q 'already enrolled (use --force' "$T/err"
 check "refused enroll: record unchanged" test "$(sha256sum <"$S/pttotp2")" = "$before"
+
+# --- concurrent enrolments of one user: one wins, the others are told
+# (they used to overwrite each other: several "enrolled", each with its own
+# secret, and only the last rename's record left, none of the others kept)
+for u in pttotp9 pttotp10 pttotp11; do
+	for i in 1 2 3 4 5 6 7 8; do
+		( totp enroll --no-verify --format uri "$u" >"$T/conc.$u.$i" 2>"$T/conc.$u.$i.err"
+		  echo $? >"$T/conc.$u.$i.rc" ) &
+	done
+	wait
+	won=$(grep -l '^0$' "$T"/conc.$u.*.rc | sed 's/\.rc$//')
+	check "$u: 8 concurrent enrolments, exactly one succeeds" test "$(echo "$won" | grep -c .)" = 1
+	check "$u: the other 7 are told it is already enrolled" \
+		test "$(cat "$T"/conc.$u.*.err | grep -c 'already enrolled (use --force')" = 7
+	check "$u: the stored secret is the one the winner printed" \
+		test "$(uri_secret <"$won")" = "$(secret_of "$S/$u" | tr -d =)"
+done
+check "concurrent enrolments left no temporary file in the store" \
+	test "$(ls -A "$S" | grep -c '^\.')" = 1
 
 # --- status never shows the secret
 totp status pttotp2 >"$T/status"
