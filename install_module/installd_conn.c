@@ -24,10 +24,8 @@
 
 static void set_timeouts(int sock)
 {
-	struct timeval rcv = { REQUEST_TIMEOUT_SEC, 0 };
 	struct timeval snd = { SEND_TIMEOUT_SEC, 0 };
 
-	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &rcv, sizeof(rcv));
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &snd, sizeof(snd));
 }
 
@@ -112,7 +110,7 @@ bool installd_serve_connection(const struct installd *d, int sock)
 		invalid(&peer, e.msg);
 		return false;
 	}
-	if (wire_recv_request(sock, &req, &fd, &e) < 0) {
+	if (wire_recv_request(sock, &req, &fd, REQUEST_TIMEOUT_SEC, &e) < 0) {
 		invalid(&peer, e.msg);
 		return false;
 	}

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WIRE_MAX_FDS 4
@@ -85,9 +87,27 @@ static bool collect_fds(struct msghdr *msg, int *fds, size_t *nfds)
 	return ok && (msg->msg_flags & MSG_CTRUNC) == 0;
 }
 
-/* Read exactly want bytes into buf+*got, gathering passed fds. */
+/* Make the next read on sock wait no later than deadline; false once it has passed. */
+static bool wait_until(int sock, const struct timespec *deadline)
+{
+	struct timespec now;
+	struct timeval left;
+	long long ms;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return false;
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	if (ms <= 0)
+		return false;
+	left.tv_sec = (time_t)(ms / 1000);
+	left.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	return setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &left, sizeof(left)) == 0;
+}
+
+/* Read exactly want bytes into buf+*got before deadline, gathering passed fds. */
 static int recv_exact(int sock, uint8_t *buf, size_t *got, size_t want, int *fds,
-		      size_t *nfds, struct pst_err *e)
+		      size_t *nfds, const struct timespec *deadline, struct pst_err *e)
 {
 	union {
 		char space[CMSG_SPACE(sizeof(int) * WIRE_MAX_FDS)];
@@ -98,6 +118,8 @@ static int recv_exact(int sock, uint8_t *buf, size_t *got, size_t want, int *fds
 	ssize_t n;
 
 	while (*got < want) {
+		if (!wait_until(sock, deadline))
+			return pst_fail(e, EPROTO, "reading the request failed: timed out");
 		memset(&msg, 0, sizeof(msg));
 		iov.iov_base = buf + *got;
 		iov.iov_len = want - *got;
@@ -121,8 +143,10 @@ static int recv_exact(int sock, uint8_t *buf, size_t *got, size_t want, int *fds
 	return 0;
 }
 
-int wire_recv_request(int sock, struct wire_request *r, int *fd_out, struct pst_err *e)
+int wire_recv_request(int sock, struct wire_request *r, int *fd_out, unsigned timeout_sec,
+		      struct pst_err *e)
 {
+	struct timespec deadline;
 	uint8_t buf[WIRE_REQUEST_MAX];
 	int fds[WIRE_MAX_FDS];
 	size_t nfds = 0;
@@ -131,11 +155,14 @@ int wire_recv_request(int sock, struct wire_request *r, int *fd_out, struct pst_
 	int rc;
 
 	*fd_out = -1;
-	rc = recv_exact(sock, buf, &got, WIRE_HEADER_LEN, fds, &nfds, e);
+	if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
+		return pst_fail(e, errno, "no monotonic clock: %s", strerror(errno));
+	deadline.tv_sec += (time_t)timeout_sec;
+	rc = recv_exact(sock, buf, &got, WIRE_HEADER_LEN, fds, &nfds, &deadline, e);
 	if (rc == 0)
 		rc = wire_header_body_len(buf, got, &body_len, e);
 	if (rc == 0)
-		rc = recv_exact(sock, buf, &got, WIRE_HEADER_LEN + body_len, fds, &nfds, e);
+		rc = recv_exact(sock, buf, &got, WIRE_HEADER_LEN + body_len, fds, &nfds, &deadline, e);
 	if (rc == 0)
 		rc = wire_request_decode(buf, got, r, e);
 	if (rc == 0 && nfds > 1)

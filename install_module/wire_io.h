@@ -15,11 +15,13 @@ int wire_send_request(int sock, const struct wire_request *r, int passfd,
 		      struct pst_err *e);
 
 /*
- * Receive and decode one request. *fd_out gets the passed fd (close-on-exec)
- * or -1. More than one passed fd, truncated control data, a short or
- * malformed request: -EPROTO and every received fd closed.
+ * Receive and decode one request, all of it within timeout_sec (a client
+ * trickling a byte at a time is cut off too). *fd_out gets the passed fd
+ * (close-on-exec) or -1. More than one passed fd, truncated control data,
+ * a short, late or malformed request: -EPROTO and every received fd closed.
  */
-int wire_recv_request(int sock, struct wire_request *r, int *fd_out, struct pst_err *e);
+int wire_recv_request(int sock, struct wire_request *r, int *fd_out, unsigned timeout_sec,
+		      struct pst_err *e);
 
 /* Send one frame; text is cut at WIRE_TEXT_MAX. Never raises SIGPIPE. */
 int wire_send_msg(int sock, enum wire_msg type, const char *fmt, ...)

@@ -12,6 +12,7 @@
  *   installd-abuse SOCKET twofds FILE NAME     two fds with one request
  *   installd-abuse SOCKET fdwithlist FILE      an fd with a list request
  *   installd-abuse SOCKET silent               connect and say nothing
+ *   installd-abuse SOCKET trickle              send a request one byte every 4 seconds
  *
  * Exit status: 0 when the daemon answered with a refusal or error frame
  * (or closed the connection on us for the no-answer cases), 1 when it
@@ -149,9 +150,17 @@ static int garbage(int sock, const char *mode)
 {
 	uint8_t buf[512];
 	struct wire_request r;
+	size_t len, i;
 
 	if (strcmp(mode, "silent") == 0)
 		return answer(sock) == WIRE_MSG_OK ? 1 : 0;
+	if (strcmp(mode, "trickle") == 0) {
+		request(&r, WIRE_OP_LIST_MINE, "");
+		len = wire_request_encode(&r, buf, sizeof(buf));
+		for (i = 0; i < len && send(sock, buf + i, 1, MSG_NOSIGNAL) == 1; i++)
+			sleep(4);
+		return answer(sock) == WIRE_MSG_OK ? 1 : 0;
+	}
 	if (strcmp(mode, "short") == 0) {
 		send_raw(sock, "PSTN\1", 5, NULL, 0);
 		shutdown(sock, SHUT_WR);

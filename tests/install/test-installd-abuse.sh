@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..25"
+echo "1..26"
 start_daemon
 sock="$R/run/installd.sock"
 abuse() { as ptinst-m "$ABUSE" "$sock" "$@"; }
@@ -54,6 +54,9 @@ out=$(abuse fdwithlist /etc/hostname)
 start=$(date +%s)
 out=$(abuse silent)
 [ $? = 0 ] && [ $(( $(date +%s) - start )) -le 15 ] && ok "a silent client is dropped after the request timeout" || not_ok "silent: $out"
+start=$(date +%s)
+out=$(abuse trickle)
+[ $? = 0 ] && [ $(( $(date +%s) - start )) -le 15 ] && ok "a client trickling its request is dropped after the request timeout" || not_ok "trickle: $(( $(date +%s) - start ))s: $out"
 invalid_since() { [ $(( $(grep -c 'event=request_invalid' "$LOG") - invalid_before )) -ge 6 ]; }
 wait_until invalid_since
 invalid_after=$(grep -c 'event=request_invalid' "$LOG" || true)
