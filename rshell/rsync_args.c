@@ -53,6 +53,8 @@ static const char why_owner[] =
 	"ownership, ACLs and extended attributes are not kept for uploads";
 static const char why_protect[] =
 	"arguments sent inside the rsync protocol would bypass these checks";
+static const char why_iconv[] =
+	"file-name conversion is not allowed: send UTF-8 names (drop --iconv)";
 static const char why_rsh[] =
 	"-e/--rsh is refused; only the protocol-flag cluster like -logDtpre.iLsfxCIvu may carry 'e'";
 
@@ -86,7 +88,7 @@ static const struct long_opt long_opts[] = {
 	{ "group", OPT_FLAG, NULL },
 	{ "groupmap", OPT_REFUSED, why_owner },
 	{ "hard-links", OPT_FLAG, NULL },
-	{ "iconv", OPT_WORD, NULL },
+	{ "iconv", OPT_REFUSED, why_iconv },
 	{ "ignore-existing", OPT_FLAG, NULL },
 	{ "ignore-times", OPT_FLAG, NULL },
 	{ "inplace", OPT_FLAG, NULL },

@@ -43,7 +43,6 @@ static void test_rsync_client_pushes(void **state)
 		"rsync --server -vlogDtpre.iLsfxCIvu --append . .",
 		"rsync --server -e.LsfxCIvu --log-format=%i . .",
 		"rsync --server -e.LsfxCIvu --checksum-choice=md5 . .",
-		"rsync --server -e.LsfxCIvu --iconv=latin1 . .",
 		"rsync --server -e.LsfxCIvu --timeout=5 --bwlimit=10 . .",
 		"rsync --server -Re.LsfxCIvu . .",
 		"rsync --server -e.LsfxCIvu --mkpath . .",
@@ -78,6 +77,7 @@ static void test_rsync_refusals(void **state)
 	refused("rsync --server --dparam=pidfile=/tmp/x . .", "daemon");
 	refused("rsync --server --log-file=/tmp/x . .", "--log-file");
 	refused("rsync --server --log-file-format=%i . .", "--log-file-format");
+	refused("rsync --server -e.LsfxCIvu --iconv=latin1 . .", "--iconv");
 	refused("rsync --server --write-batch=x . .", "--write-batch");
 	refused("rsync --server --read-batch=x . .", "--read-batch");
 	refused("rsync --server --only-write-batch=x . .", "--only-write-batch");
