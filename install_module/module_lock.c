@@ -28,8 +28,30 @@ static int lock_name(char *out, size_t len, const char *module, const char *suff
 	return 0;
 }
 
+/* True when the release file of r is in the tree with r's checksum. */
+static bool same_file_in_tree(int module_fd, const struct tree_entry *t,
+			      const struct ledger_record *r)
+{
+	char hex[65];
+	int dir_fd = openat(module_fd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = dir_fd < 0 ? -1 : openat(dir_fd, t->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	bool same = fd >= 0 && tree_hash_fd(fd, hex, NULL) == 0 && strcmp(hex, r->sha256) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (dir_fd >= 0)
+		close(dir_fd);
+	return same;
+}
+
+/*
+ * Whether the file of r is in the tree. For an install it must also be
+ * the installed bytes: a --force of the same file name killed before the
+ * old file moved to the attic leaves the old file under that name.
+ */
 static bool file_in_tree(const struct installd *d, const struct ledger_record *r)
 {
+	const struct tree_entry *t;
 	struct tree_module m;
 	bool found;
 	int fd = tree_module_open(d->sources_fd, r->module, 0, NULL);
@@ -40,7 +62,8 @@ static bool file_in_tree(const struct installd *d, const struct ledger_record *r
 		close(fd);
 		return false;
 	}
-	found = tree_find_file(&m, r->file) != NULL;
+	t = tree_find_file(&m, r->file);
+	found = t != NULL && (strcmp(r->op, "install") != 0 || same_file_in_tree(fd, t, r));
 	tree_module_free(&m);
 	close(fd);
 	return found;

@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..$((3 * 10 + 8))"
+echo "1..$((3 * 10 + 9))"
 start_daemon
 make_tarball ptinst-m ptmod-1.0.tar.xz
 client ptinst-m install-module ptmod-1.0.tar.xz >/dev/null 2>&1
@@ -87,6 +87,17 @@ start_daemon
 [ "$before" = "$(tree_state)" ] && [ -z "$(ls -A "$R/state/attic/ptmod/$stamp")" ] &&
 	ok "an interrupted --force puts the old release back from the attic" || not_ok "force not restored: $(ls -R "$R/pub/sources/ptmod/6.0" "$R/state/attic/ptmod")"
 ! grep -q "user=ptinst-rt module=ptmod version=6.0" "$R/state/ledger" && ok "and records no install that did not happen" || not_ok "phantom forced install in the ledger"
+# The same --force of the same file name killed before the old files moved:
+# the name is in the tree, but not with the bytes the intent names.
+stop_daemon
+before=$(tree_state)
+printf '%s\n' "${forced/sha256=$h/sha256=$(printf '%064d' 0)}" > "$R/state/locks/ptmod.intent"
+chown ptinst-d "$R/state/locks/ptmod.intent"; chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+[ "$before" = "$(tree_state)" ] && [ ! -e "$R/state/locks/ptmod.intent" ] &&
+	! grep -q "user=ptinst-rt module=ptmod version=6.0" "$R/state/ledger" &&
+	ok "a --force killed before the old file of the same name moved records nothing" ||
+	not_ok "phantom forced install over a same-named file: $(grep 'user=ptinst-rt' "$R/state/ledger")"
 trap - EXIT
 kill_daemon
 [ "$failed" = 0 ]
