@@ -133,8 +133,13 @@ static int ask_code(struct login *l, char *code, size_t codelen)
 		return refuse(l, "conversation", "no conversation function", PAM_CONV_ERR);
 	rc = conv->conv(1, msgs, &resp, conv->appdata_ptr);
 	if (rc != PAM_SUCCESS || resp == NULL || resp[0].resp == NULL) {
-		if (resp != NULL)
-			free(resp);
+		/* A broken application may fail and still hand back an answer:
+		 * it may be a code, so wipe it like any other. */
+		if (resp != NULL && resp[0].resp != NULL) {
+			explicit_bzero(resp[0].resp, strlen(resp[0].resp));
+			free(resp[0].resp);
+		}
+		free(resp);
 		return refuse(l, "conversation", "the client gave no answer", PAM_CONV_ERR);
 	}
 	/* Over-long input is cut one byte past the limit, so the check sees it. */
