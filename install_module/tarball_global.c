@@ -17,6 +17,7 @@
 #define CHKSUM_LEN 8
 #define SIZE_OFF 124
 #define SIZE_LEN 12
+#define MAGIC_OFF 257
 #define KEY_SHOWN_MAX 40
 /* The headers GNU tar reads before a member's own: long name, long link, pax. */
 #define EXTENSION_TYPES "LKxXg"
@@ -45,25 +46,42 @@ static bool octal_field(const unsigned char *p, size_t len, unsigned long long *
 	return any;
 }
 
-/* The typeflag of b when it is an extension header with a matching checksum, else 0. */
-static char header_type(const unsigned char *b)
+/* True when b's checksum makes it a tar header. */
+static bool checksum_ok(const unsigned char *b)
 {
 	unsigned long long recorded;
 	unsigned long usum = 0;
 	long ssum = 0;
 	size_t i;
 
-	if (b[TYPEFLAG_OFF] == '\0' || strchr(EXTENSION_TYPES, b[TYPEFLAG_OFF]) == NULL ||
-	    !octal_field(b + CHKSUM_OFF, CHKSUM_LEN, &recorded))
-		return 0;
+	if (!octal_field(b + CHKSUM_OFF, CHKSUM_LEN, &recorded))
+		return false;
 	for (i = 0; i < TAR_BLOCK; i++) {
 		bool in_sum = i >= CHKSUM_OFF && i < CHKSUM_OFF + CHKSUM_LEN;
 		usum += in_sum ? ' ' : b[i];
 		ssum += in_sum ? ' ' : (signed char)b[i];
 	}
-	if (recorded == usum || (ssum >= 0 && recorded == (unsigned long)ssum))
-		return (char)b[TYPEFLAG_OFF];
-	return 0;
+	return recorded == usum || (ssum >= 0 && recorded == (unsigned long)ssum);
+}
+
+/* The typeflag of b when it is an extension header with a matching checksum, else 0. */
+static char header_type(const unsigned char *b)
+{
+	if (b[TYPEFLAG_OFF] == '\0' || strchr(EXTENSION_TYPES, b[TYPEFLAG_OFF]) == NULL ||
+	    !checksum_ok(b))
+		return 0;
+	return (char)b[TYPEFLAG_OFF];
+}
+
+/*
+ * A magic that starts "ustar" but is neither POSIX's "ustar\0" nor GNU's
+ * "ustar  \0": libarchive still joins the prefix field to the name, GNU tar
+ * does not, so the two see different member names.
+ */
+static bool magic_ambiguous(const unsigned char *b)
+{
+	return memcmp(b + MAGIC_OFF, "ustar", 5) == 0 && b[MAGIC_OFF + 5] != '\0' &&
+	       memcmp(b + MAGIC_OFF, "ustar  \0", 8) != 0 && checksum_ok(b);
 }
 
 /* Plain octal only: base-256 sizes never occur in these headers and are refused. */
@@ -164,6 +182,10 @@ static int block_check(struct tar_global_scan *g, const unsigned char *b, struct
 		if (rc < 0)
 			return rc;
 	}
+	if (magic_ambiguous(b))
+		return pst_fail(why, EBADMSG, "the tar archive has a header whose ustar magic is "
+				"damaged, which tar programs read differently (make the tarball "
+				"with tar)");
 	rc = long_chain_check(g, b, type, why);
 	if (rc < 0 || type != 'g')
 		return rc;

@@ -18,6 +18,10 @@
  * every L/K header (and every extended header chained after one), the
  * header GNU tar would read next, right after the body, must not be 'x'.
  *
+ * Likewise a header whose magic starts "ustar" but is neither "ustar\0"
+ * nor GNU's "ustar  \0" is refused: libarchive joins its prefix field to
+ * the name, GNU tar does not ("demo-1.0/.bashrc" against ".bashrc").
+ *
  * Every block is looked at, member data included, and none is skipped as
  * "body", so a header cannot hide inside another one's body; a block of
  * member data that happens to be such a header is refused too (it takes a

@@ -373,23 +373,31 @@ static void test_trailing_data(void **state)
 	run_free(&r);
 }
 
+/* Fill in the checksum of the raw tar header block blk. */
+static void raw_sum(unsigned char *blk)
+{
+	unsigned sum = 0;
+	size_t i;
+
+	memset(blk + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += blk[i];
+	snprintf((char *)blk + 148, 8, "%06o", sum);
+}
+
 /* One raw tar header block of type type whose body (one block, or none) is body. */
 static size_t raw_header(unsigned char *blk, const char *name, char type, const char *body)
 {
-	size_t len = body != NULL ? strlen(body) : 0, i;
-	unsigned sum = 0;
+	size_t len = body != NULL ? strlen(body) : 0;
 
 	memset(blk, 0, 2 * 512);
 	strcpy((char *)blk, name);
 	memcpy(blk + 100, "0000644\0" "0000000\0" "0000000", 23);
 	snprintf((char *)blk + 124, 12, "%011o", (unsigned)len & 0777u);
 	memcpy(blk + 136, "00000000000", 11);
-	memset(blk + 148, ' ', 8);
 	blk[156] = (unsigned char)type;
 	memcpy(blk + 257, "ustar\0" "00", 8);
-	for (i = 0; i < 512; i++)
-		sum += blk[i];
-	snprintf((char *)blk + 148, 8, "%06o", sum);
+	raw_sum(blk);
 	if (body != NULL)
 		memcpy(blk + 512, body, len);
 	return body != NULL ? 2 * 512 : 512;
@@ -478,6 +486,50 @@ static void test_long_name_and_pax(void **state)
 	check_fd(with_headers("LL", two_long), &r);
 	if (r.rc != 0)
 		fail_msg("two long names refused: %s", r.e.msg);
+}
+
+/*
+ * A member header with prefix "demo-1.0" and name ".bashrc" under the
+ * magic magic, in xz: libarchive reads "demo-1.0/.bashrc" whenever the
+ * magic starts with "ustar", GNU tar only under exactly "ustar\0".
+ */
+static int with_prefixed_member(const char *magic)
+{
+	unsigned char blk[2 * 512];
+	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
+	unsigned char *rest;
+	size_t rest_len, n;
+	int fd = maker_memfd("prefixed");
+
+	rest = maker_slurp(tar, &rest_len);
+	close(tar);
+	n = raw_header(blk, "demo-1.0/", '5', NULL);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	n = raw_header(blk, ".bashrc", '0', NULL);
+	memcpy(blk + 257, magic, 8);
+	memcpy(blk + 345, "demo-1.0", 8);
+	raw_sum(blk);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
+	free(rest);
+	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static void test_damaged_magic(void **state)
+{
+	struct run r;
+
+	(void)state;
+	check_fd(with_prefixed_member("ustar 00"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "ustar magic is damaged"));
+	check_fd(with_prefixed_member("ustarX00"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	check_fd(with_prefixed_member("ustar\0" "00"), &r);
+	if (r.rc != 0)
+		fail_msg("a POSIX ustar prefix refused: %s", r.e.msg);
 }
 
 static void test_caps(void **state)
@@ -667,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_data),
 		cmocka_unit_test(test_global_header),
 		cmocka_unit_test(test_long_name_and_pax),
+		cmocka_unit_test(test_damaged_magic),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),
