@@ -8,6 +8,7 @@
  */
 #include "tarball_global.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -46,15 +47,25 @@ static bool octal_field(const unsigned char *p, size_t len, unsigned long long *
 	return any;
 }
 
-/* True when b's checksum makes it a tar header. */
+/*
+ * True when any tar reader could take b for a header: its checksum field,
+ * read as loosely as any of them reads it (leading NULs and white space, a
+ * sign, octal digits up to the first other byte), matches the signed or
+ * unsigned sum.
+ */
 static bool checksum_ok(const unsigned char *b)
 {
+	const unsigned char *p = b + CHKSUM_OFF;
 	unsigned long long recorded;
 	unsigned long usum = 0;
 	long ssum = 0;
-	size_t i;
+	size_t i = 0;
 
-	if (!octal_field(b + CHKSUM_OFF, CHKSUM_LEN, &recorded))
+	while (i < CHKSUM_LEN && (p[i] == '\0' || isspace(p[i])))
+		i++;
+	if (i < CHKSUM_LEN && (p[i] == '-' || p[i] == '+'))
+		i++;
+	if (!octal_field(p + i, CHKSUM_LEN - i, &recorded))
 		return false;
 	for (i = 0; i < TAR_BLOCK; i++) {
 		bool in_sum = i >= CHKSUM_OFF && i < CHKSUM_OFF + CHKSUM_LEN;
@@ -62,6 +73,31 @@ static bool checksum_ok(const unsigned char *b)
 		ssum += in_sum ? ' ' : (signed char)b[i];
 	}
 	return recorded == usum || (ssum >= 0 && recorded == (unsigned long)ssum);
+}
+
+/*
+ * A number field every tar reader reads alike: spaces, octal digits, then
+ * the end, a space or a NUL. libarchive stops at the first byte that is no
+ * digit, GNU tar calls anything but a space or NUL there a damaged header
+ * and skips ahead to the next block that looks like one, which may lie in
+ * what libarchive took for member data.
+ */
+static bool number_plain(const unsigned char *p, size_t len)
+{
+	size_t i = 0, digits = 0;
+
+	while (i < len && p[i] == ' ')
+		i++;
+	for (; i < len && p[i] >= '0' && p[i] <= '7'; i++)
+		digits++;
+	return digits > 0 && (i == len || p[i] == ' ' || p[i] == '\0');
+}
+
+/* Checksum and size as every tar reader reads them; a size may also be base-256. */
+static bool numbers_plain(const unsigned char *b)
+{
+	return number_plain(b + CHKSUM_OFF, CHKSUM_LEN) &&
+	       (b[SIZE_OFF] == 0x80 || number_plain(b + SIZE_OFF, SIZE_LEN));
 }
 
 /* The typeflag of b when it is an extension header with a matching checksum, else 0. */
@@ -182,6 +218,10 @@ static int block_check(struct tar_global_scan *g, const unsigned char *b, struct
 		if (rc < 0)
 			return rc;
 	}
+	if (checksum_ok(b) && !numbers_plain(b))
+		return pst_fail(why, EBADMSG, "the tar archive has a header whose checksum or size "
+				"is not a plain octal number, which tar programs read differently "
+				"(make the tarball with tar)");
 	if (magic_ambiguous(b))
 		return pst_fail(why, EBADMSG, "the tar archive has a header whose ustar magic is "
 				"damaged, which tar programs read differently (make the tarball "

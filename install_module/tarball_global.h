@@ -22,6 +22,10 @@
  * nor GNU's "ustar  \0" is refused: libarchive joins its prefix field to
  * the name, GNU tar does not ("demo-1.0/.bashrc" against ".bashrc").
  *
+ * And a header whose checksum or size is not a plain octal number is
+ * refused: GNU tar skips such a header and takes the next block that looks
+ * like one, which libarchive may have read as member data.
+ *
  * Every block is looked at, member data included, and none is skipped as
  * "body", so a header cannot hide inside another one's body; a block of
  * member data that happens to be such a header is refused too (it takes a

@@ -532,6 +532,51 @@ static void test_damaged_magic(void **state)
 		fail_msg("a POSIX ustar prefix refused: %s", r.e.msg);
 }
 
+/*
+ * "demo-1.0/data" whose size field is size (12 bytes), then a block that is
+ * a header of ".bashrc", in xz. libarchive reads "0000001000X" as 512 bytes
+ * of data; GNU tar calls the header damaged and reads .bashrc as a member.
+ */
+static int with_size_field(const char *size)
+{
+	unsigned char blk[2 * 512];
+	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
+	unsigned char *rest;
+	size_t rest_len, n;
+	int fd = maker_memfd("size-field");
+
+	rest = maker_slurp(tar, &rest_len);
+	close(tar);
+	n = raw_header(blk, "demo-1.0/", '5', NULL);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	n = raw_header(blk, "demo-1.0/data", '0', NULL);
+	memcpy(blk + 124, size, 12);
+	raw_sum(blk);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	n = raw_header(blk, ".bashrc", '0', NULL);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
+	free(rest);
+	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static void test_numbers_not_plain(void **state)
+{
+	struct run r;
+
+	(void)state;
+	check_fd(with_size_field("0000001000X"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "checksum or size is not a plain octal number"));
+	check_fd(with_size_field("+0000001000"), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	check_fd(with_size_field("0000001000 "), &r);
+	if (r.rc != 0)
+		fail_msg("a size ending in a space refused: %s", r.e.msg);
+}
+
 static void test_caps(void **state)
 {
 	const struct maker_member many[] = {
@@ -720,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_global_header),
 		cmocka_unit_test(test_long_name_and_pax),
 		cmocka_unit_test(test_damaged_magic),
+		cmocka_unit_test(test_numbers_not_plain),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),
