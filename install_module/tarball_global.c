@@ -8,7 +8,6 @@
  */
 #include "tarball_global.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -48,10 +47,11 @@ static bool octal_field(const unsigned char *p, size_t len, unsigned long long *
 }
 
 /*
- * True when any tar reader could take b for a header: its checksum field,
- * read as loosely as any of them reads it (leading NULs and white space, a
- * sign, octal digits up to the first other byte), matches the signed or
- * unsigned sum.
+ * True when libarchive takes b for a header: every byte of the checksum
+ * field a space, NUL or octal digit, and its leading-spaces octal number
+ * the signed or unsigned sum. Only such blocks can stand where libarchive
+ * reads headers, and as long as those read the same in GNU tar (what the
+ * checks below ensure), GNU tar reads headers at the same places.
  */
 static bool checksum_ok(const unsigned char *b)
 {
@@ -59,13 +59,12 @@ static bool checksum_ok(const unsigned char *b)
 	unsigned long long recorded;
 	unsigned long usum = 0;
 	long ssum = 0;
-	size_t i = 0;
+	size_t i;
 
-	while (i < CHKSUM_LEN && (p[i] == '\0' || isspace(p[i])))
-		i++;
-	if (i < CHKSUM_LEN && (p[i] == '-' || p[i] == '+'))
-		i++;
-	if (!octal_field(p + i, CHKSUM_LEN - i, &recorded))
+	for (i = 0; i < CHKSUM_LEN; i++)
+		if (p[i] != ' ' && p[i] != '\0' && (p[i] < '0' || p[i] > '7'))
+			return false;
+	if (!octal_field(p, CHKSUM_LEN, &recorded))
 		return false;
 	for (i = 0; i < TAR_BLOCK; i++) {
 		bool in_sum = i >= CHKSUM_OFF && i < CHKSUM_OFF + CHKSUM_LEN;
@@ -136,31 +135,65 @@ static bool key_harmless(const unsigned char *key, size_t len)
 	return false;
 }
 
-/* The records "LEN KEY=VALUE\n" of a global header body of size bytes. */
-static int body_check(const unsigned char *body, size_t size, struct pst_err *why)
+static int malformed(struct pst_err *why, char type)
 {
-	size_t pos = 0, len, i;
+	return pst_fail(why, EBADMSG, "the tar archive has a pax %sheader that is malformed "
+			"(make the tarball with tar)", type == 'g' ? "global " : "");
+}
+
+static bool digits_only(const unsigned char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return len > 0 && len < 20;
+}
+
+/* One record of a pax extended header: what GNU tar and libarchive read alike. */
+static int extended_record_check(const unsigned char *key, size_t klen,
+				 const unsigned char *value, size_t vlen, struct pst_err *why)
+{
+	if (klen >= 11 && memcmp(key, "GNU.sparse.", 11) == 0)
+		return pst_fail(why, EBADMSG, "the tar archive holds a sparse file (%.*s); "
+				"make the tarball without --sparse", (int)(klen > KEY_SHOWN_MAX ?
+				KEY_SHOWN_MAX : klen), (const char *)key);
+	if (klen == 4 && memcmp(key, "size", 4) == 0 && !digits_only(value, vlen))
+		return pst_fail(why, EBADMSG, "the tar archive has a pax header whose size is not "
+				"a plain decimal number, which tar programs read differently "
+				"(make the tarball with tar)");
+	return 0;
+}
+
+/* The records "LEN KEY=VALUE\n" of a pax header body of size bytes, of type type. */
+static int body_check(const unsigned char *body, size_t size, char type, struct pst_err *why)
+{
+	size_t pos = 0, len, i, klen;
 	const unsigned char *rec, *eq;
+	int rc;
 
 	while (pos < size) {
 		rec = body + pos;
-		for (len = 0, i = 0; pos + i < size && rec[i] >= '0' && rec[i] <= '9' && i < 4; i++)
+		for (len = 0, i = 0; pos + i < size && rec[i] >= '0' && rec[i] <= '9' && i < 6; i++)
 			len = len * 10 + (size_t)(rec[i] - '0');
-		if (i == 0 || pos + i >= size || rec[i] != ' ' || len <= i + 1 || len > size - pos ||
-		    rec[len - 1] != '\n')
-			return pst_fail(why, EBADMSG, "%sis malformed (make the tarball with tar)",
-					refusal);
+		if (i == 0 || rec[0] == '0' || pos + i >= size || rec[i] != ' ' || len <= i + 1 ||
+		    len > size - pos || rec[len - 1] != '\n')
+			return malformed(why, type);
 		eq = memchr(rec + i + 1, '=', len - i - 1);
-		if (eq == NULL)
-			return pst_fail(why, EBADMSG, "%sis malformed (make the tarball with tar)",
-					refusal);
-		if (!key_harmless(rec + i + 1, (size_t)(eq - rec - i - 1)))
+		if (eq == NULL || eq == rec + i + 1)
+			return malformed(why, type);
+		klen = (size_t)(eq - rec - i - 1);
+		if (type == 'g' && !key_harmless(rec + i + 1, klen))
 			return pst_fail(why, EBADMSG, "%ssets '%.*s'; GNU tar would apply it to every "
 					"later member, so only comment, times and owners may be set "
 					"globally (make the tarball without global pax keywords)",
-					refusal, (int)((size_t)(eq - rec - i - 1) > KEY_SHOWN_MAX ?
-						       KEY_SHOWN_MAX : (size_t)(eq - rec - i - 1)),
+					refusal, (int)(klen > KEY_SHOWN_MAX ? KEY_SHOWN_MAX : klen),
 					(const char *)(rec + i + 1));
+		rc = type == 'g' ? 0 : extended_record_check(rec + i + 1, klen, eq + 1,
+							    (size_t)(rec + len - 1 - eq - 1), why);
+		if (rc < 0)
+			return rc;
 		pos += len;
 	}
 	return 0;
@@ -206,15 +239,52 @@ static int long_chain_check(struct tar_global_scan *g, const unsigned char *b, c
 	return 0;
 }
 
+/* Collect the body of the pax header before; check it once complete. */
+static int body_collect(struct tar_global_scan *g, const unsigned char *b, struct pst_err *why)
+{
+	size_t n = g->body_want - g->body_have;
+
+	if (n > TAR_BLOCK)
+		n = TAR_BLOCK;
+	memcpy(g->body + g->body_have, b, n);
+	g->body_have += n;
+	if (g->body_have < g->body_want)
+		return 0;
+	g->body_want = 0;
+	return body_check(g->body, g->body_have, g->body_type, why);
+}
+
+/* A pax header ('g', 'x' or 'X'): its body comes in the next blocks. */
+static int pax_header(struct tar_global_scan *g, const unsigned char *b, char type,
+		      struct pst_err *why)
+{
+	unsigned long long size;
+
+	if (!header_size(b, &size))
+		return pst_fail(why, EBADMSG, "the tar archive has a pax header with an unreadable "
+				"size (make the tarball with tar)");
+	if (type == 'g' && size > TAR_BLOCK)
+		return pst_fail(why, EBADMSG, "%sis larger than %d bytes (only a short comment, "
+				"times and owners may be set globally)", refusal, TAR_BLOCK);
+	if (size > TAR_PAX_MAX)
+		return pst_fail(why, EBADMSG, "the tar archive has a pax header larger than %d "
+				"bytes (make the tarball with tar)", TAR_PAX_MAX);
+	if (g->body_want > 0)
+		return pst_fail(why, EBADMSG, "the tar archive has a pax header inside another "
+				"one (make the tarball with tar)");
+	g->body_want = (size_t)size;
+	g->body_have = 0;
+	g->body_type = type;
+	return 0;
+}
+
 static int block_check(struct tar_global_scan *g, const unsigned char *b, struct pst_err *why)
 {
 	char type = header_type(b);
-	unsigned long long size;
 	int rc;
 
-	if (g->pending > 0) {
-		rc = body_check(b, g->pending, why);
-		g->pending = 0;
+	if (g->body_want > 0) {
+		rc = body_collect(g, b, why);
 		if (rc < 0)
 			return rc;
 	}
@@ -227,16 +297,9 @@ static int block_check(struct tar_global_scan *g, const unsigned char *b, struct
 				"damaged, which tar programs read differently (make the tarball "
 				"with tar)");
 	rc = long_chain_check(g, b, type, why);
-	if (rc < 0 || type != 'g')
+	if (rc < 0 || (type != 'g' && type != 'x' && type != 'X'))
 		return rc;
-	if (!header_size(b, &size))
-		return pst_fail(why, EBADMSG, "%shas an unreadable size (make the tarball with tar)",
-				refusal);
-	if (size > TAR_BLOCK)
-		return pst_fail(why, EBADMSG, "%sis larger than %d bytes (only a short comment, "
-				"times and owners may be set globally)", refusal, TAR_BLOCK);
-	g->pending = (size_t)size;
-	return 0;
+	return pax_header(g, b, type, why);
 }
 
 int tar_global_feed(struct tar_global_scan *g, const void *buf, size_t len, struct pst_err *why)

@@ -26,6 +26,10 @@
  * refused: GNU tar skips such a header and takes the next block that looks
  * like one, which libarchive may have read as member data.
  *
+ * The records of a pax extended header ('x') must be well formed, a size=
+ * plain decimal digits (libarchive reads "512X" as 512, GNU tar ignores it
+ * and reads the data as headers) and no GNU.sparse.* keyword is accepted.
+ *
  * Every block is looked at, member data included, and none is skipped as
  * "body", so a header cannot hide inside another one's body; a block of
  * member data that happens to be such a header is refused too (it takes a
@@ -42,11 +46,15 @@
 #define TAR_BLOCK 512
 /* L/K header chains followed at once; real archives have one at a time. */
 #define TAR_LONG_CHAINS 16
+/* The largest pax extended header body accepted (a long path and link take 8 KiB). */
+#define TAR_PAX_MAX (16 * 1024)
 
 struct tar_global_scan {
 	unsigned char block[TAR_BLOCK];  /* a block cut between two feeds */
 	size_t have;                     /* bytes of it so far (= stream offset mod 512) */
-	size_t pending;                  /* body size of a global header in the block before */
+	unsigned char body[TAR_PAX_MAX]; /* the body of the pax header being read */
+	size_t body_have, body_want;     /* body_want 0: none */
+	char body_type;                  /* 'g', 'x' or 'X' */
 	uint64_t offset;                 /* stream offset of the block being looked at */
 	uint64_t after_long[TAR_LONG_CHAINS];  /* where headers chained after L/K come */
 	size_t n_after_long;

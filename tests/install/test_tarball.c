@@ -577,6 +577,29 @@ static void test_numbers_not_plain(void **state)
 		fail_msg("a size ending in a space refused: %s", r.e.msg);
 }
 
+/*
+ * A pax size= that is not plain decimal: libarchive reads "512X" as 512
+ * bytes of data, GNU tar ignores it and reads those blocks as headers.
+ */
+static void test_pax_size_not_decimal(void **state)
+{
+	const char *bad[] = { "13 size=512X\n" };
+	const char *sparse[] = { "21 GNU.sparse.size=0\n" };
+	const char *good[] = { "10 size=0\n" };
+	struct run r;
+
+	(void)state;
+	check_fd(with_headers("x", bad), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "size is not a plain decimal number"));
+	check_fd(with_headers("x", sparse), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "sparse file"));
+	check_fd(with_headers("x", good), &r);
+	if (r.rc != 0)
+		fail_msg("a plain pax size refused: %s", r.e.msg);
+}
+
 static void test_caps(void **state)
 {
 	const struct maker_member many[] = {
@@ -766,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_long_name_and_pax),
 		cmocka_unit_test(test_damaged_magic),
 		cmocka_unit_test(test_numbers_not_plain),
+		cmocka_unit_test(test_pax_size_not_decimal),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),
