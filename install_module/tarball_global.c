@@ -292,6 +292,9 @@ static int block_check(struct tar_global_scan *g, const unsigned char *b, struct
 		return pst_fail(why, EBADMSG, "the tar archive has a header whose checksum or size "
 				"is not a plain octal number, which tar programs read differently "
 				"(make the tarball with tar)");
+	if (b[TYPEFLAG_OFF] == 'S' && checksum_ok(b))
+		return pst_fail(why, EBADMSG, "the tar archive holds a sparse file (an old GNU "
+				"sparse header); make the tarball without --sparse");
 	if (magic_ambiguous(b))
 		return pst_fail(why, EBADMSG, "the tar archive has a header whose ustar magic is "
 				"damaged, which tar programs read differently (make the tarball "

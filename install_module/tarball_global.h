@@ -28,7 +28,9 @@
  *
  * The records of a pax extended header ('x') must be well formed, a size=
  * plain decimal digits (libarchive reads "512X" as 512, GNU tar ignores it
- * and reads the data as headers) and no GNU.sparse.* keyword is accepted.
+ * and reads the data as headers) and no GNU.sparse.* keyword is accepted;
+ * nor is an old GNU sparse header ('S'): sparse maps are read differently
+ * enough by tar programs that a release has no business holding one.
  *
  * Every block is looked at, member data included, and none is skipped as
  * "body", so a header cannot hide inside another one's body; a block of

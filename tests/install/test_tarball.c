@@ -577,6 +577,30 @@ static void test_numbers_not_plain(void **state)
 		fail_msg("a size ending in a space refused: %s", r.e.msg);
 }
 
+/* In xz: the top directory, an old GNU sparse member (no holes) "demo-1.0/s", a small tar. */
+static int with_old_sparse(void)
+{
+	unsigned char blk[2 * 512];
+	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
+	unsigned char *rest;
+	size_t rest_len, n;
+	int fd = maker_memfd("sparse");
+
+	rest = maker_slurp(tar, &rest_len);
+	close(tar);
+	n = raw_header(blk, "demo-1.0/", '5', NULL);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	n = raw_header(blk, "demo-1.0/s", 'S', NULL);
+	memcpy(blk + 257, "ustar  \0", 8);
+	raw_sum(blk);
+	assert_int_equal(write(fd, blk, n), (ssize_t)n);
+	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
+	free(rest);
+	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
 /*
  * A pax size= that is not plain decimal: libarchive reads "512X" as 512
  * bytes of data, GNU tar ignores it and reads those blocks as headers.
@@ -598,6 +622,12 @@ static void test_pax_size_not_decimal(void **state)
 	check_fd(with_headers("x", good), &r);
 	if (r.rc != 0)
 		fail_msg("a plain pax size refused: %s", r.e.msg);
+	check_fd(with_size_field("00000000000"), &r);
+	if (r.rc == 0 || strstr(r.e.msg, "member .bashrc") == NULL)
+		fail_msg("the hidden member was not what refused it: %s", r.e.msg);
+	check_fd(with_old_sparse(), &r);
+	assert_int_equal(r.rc, -EBADMSG);
+	assert_non_null(strstr(r.e.msg, "old GNU sparse header"));
 }
 
 static void test_caps(void **state)
