@@ -21,27 +21,9 @@
 
 #include "tarball.h"
 #include "tarball_maker.h"
+#include "tarball_run.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MiB (1024 * 1024)
-
-static const struct policy_limits defaults = {
-	.max_compressed = 2ULL << 30,
-	.max_uncompressed = 8ULL << 30,
-	.max_members = 200000,
-	.max_ratio = 100,
-	.time_limit = 600,
-};
-
-struct run {
-	int rc;
-	struct tarball_result res;
-	struct pst_err e;
-	unsigned char *upload;
-	size_t upload_len;
-	unsigned char *staged;
-	size_t staged_len;
-};
 
 static void run_free(struct run *r)
 {
@@ -53,7 +35,7 @@ static void run_free(struct run *r)
 static void run_check(const struct maker_spec *spec, enum release_compression c,
 		      const struct policy_limits *lim, struct run *r)
 {
-	struct tarball_expect x = { "demo", "1.0", c, lim != NULL ? lim : &defaults };
+	struct tarball_expect x = { "demo", "1.0", c, lim != NULL ? lim : &run_defaults };
 	int upload = maker_build(spec), staging = maker_memfd("staging");
 	unsigned char *after;
 	size_t after_len;
@@ -100,10 +82,7 @@ static void refuse_members(const struct maker_member *m, size_t n, const char *w
 	expect_refused(&spec, RELEASE_XZ, NULL, -EBADMSG, why);
 }
 
-#define TOP { "demo-1.0/", 'd', NULL, NULL, 0 }
-#define FILE_(name) { name, 'f', NULL, "content\n", 0 }
-
-static const struct maker_member small[] = { TOP, FILE_("demo-1.0/README") };
+static const struct maker_member small[] = SMALL_MEMBERS;
 
 static void sha256_hex(const unsigned char *buf, size_t len, char out[65])
 {
@@ -201,17 +180,6 @@ static void test_wrong_compression(void **state)
 		       "compressed with bzip2, but its name ends in .tar.zst");
 	expect_refused(&plain, RELEASE_GZ, NULL, -EBADMSG, "the file is not compressed");
 	expect_refused(&twice, RELEASE_XZ, NULL, -EBADMSG, "compressed twice (gzip inside xz)");
-}
-
-static void check_fd(int upload, struct run *r)
-{
-	struct tarball_expect x = { "demo", "1.0", RELEASE_XZ, &defaults };
-	int staging = maker_memfd("staging");
-
-	memset(r, 0, sizeof(*r));
-	r->rc = tarball_check_copy(upload, staging, &x, &r->res, &r->e);
-	close(staging);
-	close(upload);
 }
 
 static void test_unreadable(void **state)
@@ -373,263 +341,6 @@ static void test_trailing_data(void **state)
 	run_free(&r);
 }
 
-/* Fill in the checksum of the raw tar header block blk. */
-static void raw_sum(unsigned char *blk)
-{
-	unsigned sum = 0;
-	size_t i;
-
-	memset(blk + 148, ' ', 8);
-	for (i = 0; i < 512; i++)
-		sum += blk[i];
-	snprintf((char *)blk + 148, 8, "%06o", sum);
-}
-
-/* One raw tar header block of type type whose body (one block, or none) is body. */
-static size_t raw_header(unsigned char *blk, const char *name, char type, const char *body)
-{
-	size_t len = body != NULL ? strlen(body) : 0;
-
-	memset(blk, 0, 2 * 512);
-	strcpy((char *)blk, name);
-	memcpy(blk + 100, "0000644\0" "0000000\0" "0000000", 23);
-	snprintf((char *)blk + 124, 12, "%011o", (unsigned)len & 0777u);
-	memcpy(blk + 136, "00000000000", 11);
-	blk[156] = (unsigned char)type;
-	memcpy(blk + 257, "ustar\0" "00", 8);
-	raw_sum(blk);
-	if (body != NULL)
-		memcpy(blk + 512, body, len);
-	return body != NULL ? 2 * 512 : 512;
-}
-
-/*
- * In xz: the top directory, then the extension headers types[i] with
- * bodies[i], then a file member "demo-1.0/file", then a small tar.
- */
-static int with_headers(const char *types, const char *const *bodies)
-{
-	unsigned char blk[2 * 512];
-	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
-	unsigned char *rest;
-	size_t rest_len, n, i;
-	int fd = maker_memfd("headers");
-
-	rest = maker_slurp(tar, &rest_len);
-	close(tar);
-	n = raw_header(blk, "demo-1.0/", '5', NULL);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	for (i = 0; types[i] != '\0'; i++) {
-		n = raw_header(blk, "././@LongLink", types[i], bodies[i]);
-		assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	}
-	n = raw_header(blk, "demo-1.0/file", '0', NULL);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
-	free(rest);
-	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
-	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-	return fd;
-}
-
-/*
- * libarchive ignores pax global headers; GNU tar applies their path and
- * linkpath to every later member, which would rename members outside the
- * top directory or point symlinks anywhere. git archive's comment is fine.
- */
-static void test_global_header(void **state)
-{
-	const char *path[] = { "20 path=other/thing\n" };
-	const char *link[] = { "24 linkpath=/etc/passwd\n" };
-	const char *bad[] = { "12 path=x\nxx" };
-	const char *comment[] = { "52 comment=0123456789abcdef0123456789abcdef01234567\n" };
-	struct run r;
-
-	(void)state;
-	check_fd(with_headers("g", path), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "pax global header that sets 'path'"));
-	check_fd(with_headers("g", link), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "pax global header that sets 'linkpath'"));
-	check_fd(with_headers("g", bad), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	check_fd(with_headers("g", comment), &r);
-	if (r.rc != 0)
-		fail_msg("git archive's global comment refused: %s", r.e.msg);
-}
-
-/*
- * A GNU long name ('L') before a pax header ('x') for the same member:
- * libarchive takes the long name, GNU tar the pax path (here outside the
- * top directory). The other order, and either kind alone, agree.
- */
-static void test_long_name_and_pax(void **state)
-{
-	const char *long_then_pax[] = { "demo-1.0/fine", "22 path=other/escaped\n" };
-	const char *pax_then_long[] = { "22 path=demo-1.0/okay\n", "demo-1.0/fine" };
-	const char *long_global_pax[] = { "demo-1.0/fine", "12 mtime=10\n",
-					  "22 path=other/escaped\n" };
-	const char *two_long[] = { "demo-1.0/fine", "demo-1.0/fine" };
-	struct run r;
-
-	(void)state;
-	check_fd(with_headers("Lx", long_then_pax), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "both a GNU long name or link and a pax extended header"));
-	check_fd(with_headers("Lgx", long_global_pax), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "both a GNU long name or link and a pax extended header"));
-	check_fd(with_headers("xL", pax_then_long), &r);
-	if (r.rc != 0)
-		fail_msg("pax then long name refused: %s", r.e.msg);
-	check_fd(with_headers("LL", two_long), &r);
-	if (r.rc != 0)
-		fail_msg("two long names refused: %s", r.e.msg);
-}
-
-/*
- * A member header with prefix "demo-1.0" and name ".bashrc" under the
- * magic magic, in xz: libarchive reads "demo-1.0/.bashrc" whenever the
- * magic starts with "ustar", GNU tar only under exactly "ustar\0".
- */
-static int with_prefixed_member(const char *magic)
-{
-	unsigned char blk[2 * 512];
-	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
-	unsigned char *rest;
-	size_t rest_len, n;
-	int fd = maker_memfd("prefixed");
-
-	rest = maker_slurp(tar, &rest_len);
-	close(tar);
-	n = raw_header(blk, "demo-1.0/", '5', NULL);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	n = raw_header(blk, ".bashrc", '0', NULL);
-	memcpy(blk + 257, magic, 8);
-	memcpy(blk + 345, "demo-1.0", 8);
-	raw_sum(blk);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
-	free(rest);
-	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
-	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-	return fd;
-}
-
-static void test_damaged_magic(void **state)
-{
-	struct run r;
-
-	(void)state;
-	check_fd(with_prefixed_member("ustar 00"), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "ustar magic is damaged"));
-	check_fd(with_prefixed_member("ustarX00"), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	check_fd(with_prefixed_member("ustar\0" "00"), &r);
-	if (r.rc != 0)
-		fail_msg("a POSIX ustar prefix refused: %s", r.e.msg);
-}
-
-/*
- * "demo-1.0/data" whose size field is size (12 bytes), then a block that is
- * a header of ".bashrc", in xz. libarchive reads "0000001000X" as 512 bytes
- * of data; GNU tar calls the header damaged and reads .bashrc as a member.
- */
-static int with_size_field(const char *size)
-{
-	unsigned char blk[2 * 512];
-	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
-	unsigned char *rest;
-	size_t rest_len, n;
-	int fd = maker_memfd("size-field");
-
-	rest = maker_slurp(tar, &rest_len);
-	close(tar);
-	n = raw_header(blk, "demo-1.0/", '5', NULL);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	n = raw_header(blk, "demo-1.0/data", '0', NULL);
-	memcpy(blk + 124, size, 12);
-	raw_sum(blk);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	n = raw_header(blk, ".bashrc", '0', NULL);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
-	free(rest);
-	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
-	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-	return fd;
-}
-
-static void test_numbers_not_plain(void **state)
-{
-	struct run r;
-
-	(void)state;
-	check_fd(with_size_field("0000001000X"), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "checksum or size is not a plain octal number"));
-	check_fd(with_size_field("+0000001000"), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	check_fd(with_size_field("0000001000 "), &r);
-	if (r.rc != 0)
-		fail_msg("a size ending in a space refused: %s", r.e.msg);
-}
-
-/* In xz: the top directory, an old GNU sparse member (no holes) "demo-1.0/s", a small tar. */
-static int with_old_sparse(void)
-{
-	unsigned char blk[2 * 512];
-	int tar = maker_build(&(struct maker_spec){ small, N(small), 0, 0, { ARCHIVE_FILTER_NONE } });
-	unsigned char *rest;
-	size_t rest_len, n;
-	int fd = maker_memfd("sparse");
-
-	rest = maker_slurp(tar, &rest_len);
-	close(tar);
-	n = raw_header(blk, "demo-1.0/", '5', NULL);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	n = raw_header(blk, "demo-1.0/s", 'S', NULL);
-	memcpy(blk + 257, "ustar  \0", 8);
-	raw_sum(blk);
-	assert_int_equal(write(fd, blk, n), (ssize_t)n);
-	assert_int_equal(write(fd, rest, rest_len), (ssize_t)rest_len);
-	free(rest);
-	fd = maker_compress(fd, ARCHIVE_FILTER_XZ);
-	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-	return fd;
-}
-
-/*
- * A pax size= that is not plain decimal: libarchive reads "512X" as 512
- * bytes of data, GNU tar ignores it and reads those blocks as headers.
- */
-static void test_pax_size_not_decimal(void **state)
-{
-	const char *bad[] = { "13 size=512X\n" };
-	const char *sparse[] = { "21 GNU.sparse.size=0\n" };
-	const char *good[] = { "10 size=0\n" };
-	struct run r;
-
-	(void)state;
-	check_fd(with_headers("x", bad), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "size is not a plain decimal number"));
-	check_fd(with_headers("x", sparse), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "sparse file"));
-	check_fd(with_headers("x", good), &r);
-	if (r.rc != 0)
-		fail_msg("a plain pax size refused: %s", r.e.msg);
-	check_fd(with_size_field("00000000000"), &r);
-	if (r.rc == 0 || strstr(r.e.msg, "member .bashrc") == NULL)
-		fail_msg("the hidden member was not what refused it: %s", r.e.msg);
-	check_fd(with_old_sparse(), &r);
-	assert_int_equal(r.rc, -EBADMSG);
-	assert_non_null(strstr(r.e.msg, "old GNU sparse header"));
-}
-
 static void test_caps(void **state)
 {
 	const struct maker_member many[] = {
@@ -640,7 +351,7 @@ static void test_caps(void **state)
 	struct maker_spec spec_many = { many, N(many), 0, 0, { ARCHIVE_FILTER_XZ } };
 	struct maker_spec spec_big = { big, N(big), 0, 0, { ARCHIVE_FILTER_XZ } };
 	struct maker_spec spec_half = { half, N(half), 0, 0, { ARCHIVE_FILTER_XZ } };
-	struct policy_limits lim = defaults;
+	struct policy_limits lim = run_defaults;
 	struct run r;
 
 	(void)state;
@@ -650,11 +361,11 @@ static void test_caps(void **state)
 	expect_accepted(&spec_many, RELEASE_XZ, &lim, &r);
 	run_free(&r);
 
-	lim = defaults;
+	lim = run_defaults;
 	lim.max_compressed = 100;
 	expect_refused(&spec_many, RELEASE_XZ, &lim, -EFBIG, "larger than the limit of 100 bytes");
 
-	lim = defaults;
+	lim = run_defaults;
 	lim.max_uncompressed = 64 * 1024;
 	lim.max_ratio = 1000000;
 	expect_refused(&spec_big, RELEASE_XZ, &lim, -EFBIG,
@@ -670,7 +381,7 @@ static void test_caps(void **state)
 static void test_limits_must_be_set(void **state)
 {
 	struct maker_spec spec = { small, N(small), 0, 0, { ARCHIVE_FILTER_XZ } };
-	struct policy_limits lim = defaults;
+	struct policy_limits lim = run_defaults;
 
 	(void)state;
 	lim.time_limit = 0;
@@ -702,7 +413,7 @@ static void *trickle_write(void *arg)
 static void test_time_limit(void **state)
 {
 	struct maker_spec spec = { small, N(small), 0, 0, { ARCHIVE_FILTER_XZ } };
-	struct policy_limits lim = defaults;
+	struct policy_limits lim = run_defaults;
 	struct tarball_expect x = { "demo", "1.0", RELEASE_XZ, &lim };
 	struct tarball_result res;
 	struct trickle t;
@@ -815,11 +526,6 @@ int main(void)
 		cmocka_unit_test(test_escaping_symlinks),
 		cmocka_unit_test(test_escaping_hardlinks),
 		cmocka_unit_test(test_trailing_data),
-		cmocka_unit_test(test_global_header),
-		cmocka_unit_test(test_long_name_and_pax),
-		cmocka_unit_test(test_damaged_magic),
-		cmocka_unit_test(test_numbers_not_plain),
-		cmocka_unit_test(test_pax_size_not_decimal),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),
