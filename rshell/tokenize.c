@@ -96,11 +96,19 @@ static unsigned decode(const unsigned char *s, size_t n)
 
 /* Code points that are valid text but can fake a line break or reorder
  * what a terminal or log viewer shows. */
+/* Characters that print as nothing: two names that look the same in a
+ * listing or a log could differ by one of these. */
+static bool is_zero_width(unsigned cp)
+{
+	return cp == 0x00ad || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0x2060 && cp <= 0x2064) ||
+	       (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
 static bool is_hidden_format(unsigned cp)
 {
 	return cp == 0x2028 || cp == 0x2029 || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	       cp == 0xfeff;
+	       cp == 0xfeff || is_zero_width(cp);
 }
 
 /* One pass over the raw bytes before any splitting: encoding and controls. */

@@ -107,6 +107,10 @@ static void test_control_characters(void **state)
 	refused("list \xc2\x85", 7, "U+0085");   /* C1 NEL */
 	refused("list \xe2\x80\xae", 8, "U+202E"); /* bidi override */
 	refused("list \xd8\x9c", 7, "U+061C");   /* Arabic letter mark, a bidi control */
+	refused("list gtk\xe2\x80\x8b", 11, "U+200B");   /* zero width space */
+	refused("list \xc2\xad", 7, "U+00AD");            /* soft hyphen */
+	refused("list \xe2\x81\xa0", 8, "U+2060");       /* word joiner */
+	refused("list \xf3\xa0\x80\x81", 9, "U+E0001"); /* language tag */
 	refused("list \xe2\x80\xa8", 8, "U+2028"); /* line separator */
 }
 
