@@ -63,7 +63,7 @@ static int copy_synced(int from_fd, const char *name, int event_fd, struct pst_e
 			close(in);
 		return pst_fail(e, EIO, "%s: cannot open as a regular file", name);
 	}
-	out = openat(event_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+	out = openat(event_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0) {
 		close(in);
 		return pst_fail(e, errno, "attic: %s: cannot create: %s", name, strerror(errno));
@@ -74,6 +74,11 @@ static int copy_synced(int from_fd, const char *name, int event_fd, struct pst_e
 		if (n < 0 || sf_write_full(out, buf, (size_t)n) < 0)
 			rc = pst_fail(e, errno, "attic: %s: copy failed: %s", name, strerror(errno));
 	}
+	/* The copy is the release itself (a restore puts it back in the tree): it
+	 * keeps the mode the tree gave it and the mtime that list shows as its date. */
+	if (rc == 0 && (fchmod(out, st.st_mode & 0777) != 0 ||
+			futimens(out, (const struct timespec[2]){ st.st_atim, st.st_mtim }) != 0))
+		rc = pst_fail(e, errno, "attic: %s: cannot keep its mode and time: %s", name, strerror(errno));
 	if (rc == 0 && (fsync(out) != 0 || fsync(event_fd) != 0))
 		rc = pst_fail(e, errno, "attic: %s: cannot sync: %s", name, strerror(errno));
 	close(in);

@@ -20,7 +20,8 @@ int attic_event_open(int attic_fd, const char *module, char *rel, size_t rellen,
 /*
  * Move from_fd/name into event_fd. A rename when both are on one
  * filesystem; otherwise a copy that is fsynced before the original is
- * removed, so the file exists in at least one place at every moment.
+ * removed, so the file exists in at least one place at every moment. The
+ * copy keeps the original's mode, atime and mtime: the same file either way.
  */
 int attic_move(int from_fd, const char *name, int event_fd, struct pst_err *e);
 

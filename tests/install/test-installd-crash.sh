@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..$((3 * 10 + 9))"
+echo "1..$((3 * 10 + 13))"
 start_daemon
 make_tarball ptinst-m ptmod-1.0.tar.xz
 client ptinst-m install-module ptmod-1.0.tar.xz >/dev/null 2>&1
@@ -98,6 +98,38 @@ start_daemon
 	! grep -q "user=ptinst-rt module=ptmod version=6.0" "$R/state/ledger" &&
 	ok "a --force killed before the old file of the same name moved records nothing" ||
 	not_ok "phantom forced install over a same-named file: $(grep 'user=ptinst-rt' "$R/state/ledger")"
+# The interrupted --force again, with <state> on another filesystem than the
+# tree: the attic then copies instead of renaming, and the release it puts
+# back must be the same file, mode and time included (list shows the time).
+stop_daemon
+cp -a "$R/state" "$R/state.saved"
+mount -t tmpfs -o mode=0755 postern-state "$R/state"
+cp -a "$R/state.saved/." "$R/state/"
+start_daemon
+make_tarball ptinst-m ptmod-6.5.tar.xz
+client ptinst-m install-module ptmod-6.5.tar.xz >/dev/null 2>&1
+stop_daemon
+d65="$R/pub/sources/ptmod/6.5"
+[ "$(stat -c %d "$R/state")" != "$(stat -c %d "$d65")" ] && ok "state and tree are on two filesystems" || not_ok "state on the tree's filesystem"
+before=$(tree_state)
+meta=$(stat -c '%n %a %U %Y' "$d65/ptmod-6.5.tar.xz" "$d65/ptmod-6.5.sha256sum")
+h65=$(sha256sum < "$d65/ptmod-6.5.tar.xz" | cut -d' ' -f1)
+stamp=20261203T080000Z.4343
+install -d -o ptinst-d -g ptinst-d -m 0750 "$R/state/attic/ptmod/$stamp"
+mv "$d65/ptmod-6.5.tar.xz" "$d65/ptmod-6.5.sha256sum" "$R/state/attic/ptmod/$stamp/"
+forced="${line//6.0/6.5}"
+forced="${forced/sha256=$h/sha256=$(printf '%064d' 0)}"
+forced="${forced/forced=no attic=-/forced=yes attic=attic/ptmod/$stamp}"
+printf '%s\n' "${forced/user=ptinst-m/user=ptinst-rt}" > "$R/state/locks/ptmod.intent"
+chown ptinst-d "$R/state/locks/ptmod.intent"; chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+after_meta=$(stat -c '%n %a %U %Y' "$d65/ptmod-6.5.tar.xz" "$d65/ptmod-6.5.sha256sum" 2>&1)
+[ "$before" = "$(tree_state)" ] && [ "$h65" = "$(sha256sum < "$d65/ptmod-6.5.tar.xz" | cut -d' ' -f1)" ] &&
+	[ -z "$(ls -A "$R/state/attic/ptmod/$stamp")" ] &&
+	ok "across filesystems, an interrupted --force puts the old release back" || not_ok "not restored across filesystems: $(ls -R "$d65" "$R/state/attic/ptmod/$stamp")"
+[ "$meta" = "$after_meta" ] && ok "the restored release keeps its mode, owner and mtime" ||
+	not_ok "restored release differs: before [$meta] after [$after_meta]"
+check "the tree is consistent after the restore across filesystems" tree_consistent
 trap - EXIT
 kill_daemon
 [ "$failed" = 0 ]
