@@ -4,6 +4,7 @@
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
  *                    [--socket PATH --foreground]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
+ *   postern-installd --help
  *
  * It runs as the `postern` user. Started as root it needs --user: it then
  * loads the policy, binds the socket (mode 0660, group GROUP), prepares its
@@ -46,12 +47,18 @@ struct options {
 	bool foreground;
 };
 
-static void usage(void)
+/* --help: the usage on stdout, exit 0; a usage error: on stderr, exit 2. */
+static void usage(FILE *to, int status)
 {
-	fprintf(stderr,
+	fprintf(to,
 		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH --foreground]\n"
-		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n");
-	exit(2);
+		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n"
+		"       " PROG " --help\n");
+	if (to == stdout)
+		fputs("\nThe only writer of the public release tree: serves install-module, list and\n"
+		      "delete-own for postern-shell on its Unix socket, deciding every request\n"
+		      "against the policy on disk. See postern-installd(8).\n", to);
+	exit(status);
 }
 
 static void die(const char *what, const char *why)
@@ -71,13 +78,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "reindex", required_argument, NULL, 'r' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->config = POSTERN_CONFIG_FILE;
-	while ((c = getopt_long(argc, argv, "C:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "C:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'C': o->config = optarg; break;
 		case 's': o->socket = optarg; break;
@@ -91,12 +99,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'a': o->reindex_all = true; break;
 		case 'f': o->foreground = true; break;
-		default: usage();
+		case 'h': usage(stdout, 0); break;
+		default: usage(stderr, 2);
 		}
 	}
 	if (optind != argc || (o->reindex != NULL && o->reindex_all) ||
 	    (o->socket != NULL && !o->foreground) || (o->socket_group != NULL && o->user == NULL))
-		usage();
+		usage(stderr, 2);
 	if (o->reindex != NULL && !name_is_module(o->reindex))
 		die(o->reindex, "not a module name");
 }

@@ -70,10 +70,27 @@ static bool find_install(const struct ledger_record *r, const char *line, void *
 	return true;
 }
 
+/* What is still possible when a released file may not be deleted: nobody may
+ * delete another user's release, the release team included. */
+#define DELETE_ALTERNATIVES "publish a new version instead; the release team can replace this one with install-module --force, and a server administrator can withdraw it by hand"
+
+/* A duration for a human, in its largest whole unit ("25 hours", "59 minutes"). */
+static void format_span(unsigned long long secs, char *out, size_t len)
+{
+	if (secs >= 3600)
+		snprintf(out, len, "%llu hours", secs / 3600);
+	else if (secs >= 60)
+		snprintf(out, len, "%llu minutes", secs / 60);
+	else
+		snprintf(out, len, "%llu seconds", secs);
+}
+
 /* The ledger must say this user installed it, recently enough. */
 static bool may_delete(struct delete_job *j)
 {
-	char reason[512];
+	char reason[1024];
+	char ago[32];
+	char limit[32];
 	unsigned window = j->d->set->delete_window;
 	time_t age;
 	struct pst_err e;
@@ -82,15 +99,24 @@ static bool may_delete(struct delete_job *j)
 		return fail(j, &e);
 	if (!j->found || strcmp(j->installed.user, j->peer->user) != 0) {
 		snprintf(reason, sizeof(reason),
-			 "%s was not installed by you%s%s (ask the release team)", j->file,
-			 j->found ? ", but by " : "", j->found ? j->installed.user : "");
+			 "%s was not installed by you%s%s, and only the user who installed a release may delete it (%s)",
+			 j->file, j->found ? ", but by " : "", j->found ? j->installed.user : "",
+			 DELETE_ALTERNATIVES);
+		return refuse(j, reason);
+	}
+	if (window == 0) {
+		snprintf(reason, sizeof(reason),
+			 "%s: deleting released files is disabled on this server (delete_window: 0) (%s)",
+			 j->file, DELETE_ALTERNATIVES);
 		return refuse(j, reason);
 	}
 	age = time(NULL) - j->installed.when;
 	if (!policy_is_release_team(j->d->policy, j->peer->user) && age > (time_t)window) {
+		format_span((unsigned long long)age, ago, sizeof(ago));
+		format_span(window, limit, sizeof(limit));
 		snprintf(reason, sizeof(reason),
-			 "%s was installed %lld hours ago; you may delete your own releases only within %u hours (ask the release team)",
-			 j->file, (long long)(age / 3600), window / 3600);
+			 "%s was installed %s ago; you may delete your own releases only within %s of installing them (%s)",
+			 j->file, ago, limit, DELETE_ALTERNATIVES);
 		return refuse(j, reason);
 	}
 	return true;

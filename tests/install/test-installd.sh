@@ -9,9 +9,15 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..53"
+echo "1..61"
 
 # --- starting ---------------------------------------------------------------
+out=$("$INSTALLD" --help 2>/dev/null)
+[ $? = 0 ] && printf '%s' "$out" | grep -q '^usage: postern-installd ' && ok "--help: usage on stdout, exit 0" || not_ok "--help: $out"
+out=$("$INSTALLD" --reindex ptmod --help -C /nonexistent 2>/dev/null)
+[ $? = 0 ] && printf '%s' "$out" | grep -q '^usage:' && ok "--help after other options still helps" || not_ok "late --help: $out"
+"$INSTALLD" -C /etc/postern/postern.yaml --reindex --all -- --help >/dev/null 2>"$R/usage.err"
+[ $? = 2 ] && grep -q '^usage:' "$R/usage.err" && ok "-- ends the options: a word after it is an operand (usage error)" || not_ok "after --: $(cat "$R/usage.err")"
 out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
 [ $? -ne 0 ] && printf '%s' "$out" | grep -q 'refusing to run as root' &&
 	ok "refuses to run as root without --user" || not_ok "runs as root without --user: $out"
@@ -114,6 +120,10 @@ audit_has delete "kind=pending" "file=ptmod-1.3.tar.xz" && ok "audit: delete kin
 before=$(tree_state)
 out=$(client ptinst-n delete-own ptmod-1.2.0.tar.gz 2>&1)
 [ $? -ne 0 ] && [ "$before" = "$(tree_state)" ] && ok "delete-own of someone else's release: refused, tree unchanged" || not_ok "foreign delete: $out"
+out=$(client ptinst-rt delete-own ptmod-1.2.0.tar.gz 2>&1)
+[ $? -ne 0 ] && [ "$before" = "$(tree_state)" ] && ok "the release team cannot delete another user's release either" || not_ok "release team deleted: $out"
+printf '%s' "$out" | grep -q 'not installed by you, but by ptinst-m, and only the user who installed a release may delete it.*release team can replace this one with install-module --force' &&
+	! printf '%s' "$out" | grep -q 'ask the release team' && ok "the refusal says what is actually possible" || not_ok "foreign delete message: $out"
 out=$(client ptinst-m delete-own ptmod-1.2.1.tar.bz2 2>&1)
 [ $? = 0 ] && [ ! -e "$R/pub/sources/ptmod/1.2/ptmod-1.2.1.tar.bz2" ] && [ -n "$(find "$R/state/attic/ptmod" -name ptmod-1.2.1.tar.bz2)" ] &&
 	ok "delete-own of an own release moves it to the attic" || not_ok "own delete: $out"
@@ -126,7 +136,9 @@ audit_has delete "kind=release" "file=ptmod-1.2.1.tar.bz2" "attic=attic/ptmod/" 
 wait_until test -s "$R/hooks/sync.log"
 sleep 2.5
 c=$(wc -l < "$R/hooks/sync.log" 2>/dev/null || echo 0)
-[ "$c" -ge 1 ] && [ "$c" -le 6 ] && ok "mirror_sync ran, debounced ($c runs for 10 changes)" || not_ok "mirror_sync ran $c times"
+# Fewer runs than changes is the debounce; how many fewer depends on how fast
+# this machine ran the steps above, which a test must not assume.
+[ "$c" -ge 1 ] && [ "$c" -lt 10 ] && ok "mirror_sync ran, debounced ($c runs for 10 changes)" || not_ok "mirror_sync ran $c times"
 
 # --- reindex regenerates the indexes from the tree ---------------------------
 good=$(tree_state)
@@ -157,6 +169,7 @@ stop_daemon
 # --- limits come from the policy; a failing hook never undoes an install -------
 sed -i 's/^  time_limit: 60$/  time_limit: 60\n  max_compressed: 100000/' /etc/postern/postern.yaml
 sed -i "s|^  after_install: .*|  after_install: [/bin/sh, -c, 'exit 3']|" /etc/postern/postern.yaml
+sed -i 's/^delete_window: 3600$/delete_window: 0/' /etc/postern/postern.yaml
 start_daemon
 make_big ptinst-m ptmod-7.0.tar.gz 1
 out=$(client ptinst-m install-module ptmod-7.0.tar.gz 2>&1)
@@ -166,6 +179,20 @@ make_tarball ptinst-m ptmod-7.1.tar.xz
 out=$(client ptinst-m install-module ptmod-7.1.tar.xz 2>&1)
 [ $? = 0 ] && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] && ok "an install whose after_install hook fails stays installed" || not_ok "failing hook: $out"
 wait_until grep -q 'postern-installd.*hook after_install failed: exit status 3' "$LOG" && ok "the failing hook is logged" || not_ok "no hook failure in the log"
+# delete_window: 0 is "never": not in the same second, not for the release
+# team, and not when the clock stepped back behind the install's time.
+out=$(client ptinst-m delete-own ptmod-7.1.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'delete_window: 0' && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] &&
+	ok "delete_window: 0 refuses a delete right after the install" || not_ok "delete_window 0: $out"
+grep "file=ptmod-7.1.tar.xz " "$R/state/ledger" | tail -1 |
+	sed "s/^time=[^ ]*/time=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)/" >> "$R/state/ledger"
+out=$(client ptinst-m delete-own ptmod-7.1.tar.xz 2>&1)
+[ $? -ne 0 ] && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] && ! grep -q "op=delete .*file=ptmod-7.1.tar.xz" "$R/state/ledger" &&
+	ok "delete_window: 0 refuses it when the clock is behind the install" || not_ok "delete after a clock step: $out"
+make_tarball ptinst-rt ptnew-1.1.tar.xz
+client ptinst-rt install-module ptnew-1.1.tar.xz >/dev/null 2>&1
+out=$(client ptinst-rt delete-own ptnew-1.1.tar.xz 2>&1)
+[ $? -ne 0 ] && [ -e "$R/pub/sources/ptnew/1.1/ptnew-1.1.tar.xz" ] && ok "delete_window: 0 holds for the release team too" || not_ok "release team delete with window 0: $out"
 stop_daemon
 [ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
 trap - EXIT
