@@ -20,6 +20,7 @@
 #include "wire.h"
 
 struct installd {
+	const char *config;  /* postern.yaml: every request is decided on it as it is then */
 	const struct policy *policy;
 	const struct policy_settings *set;
 	int tree_fd;       /* <tree> */

@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "request_policy.h"
 #include "text.h"
 #include "wire_io.h"
 
@@ -99,8 +100,10 @@ bool installd_serve_connection(const struct installd *d, int sock)
 {
 	struct installd_peer peer;
 	struct wire_request req;
+	struct installd now;
+	struct policy *policy;
 	struct pst_err e;
-	bool changed;
+	bool changed = false;
 	int fd = -1;
 
 	memset(&peer, 0, sizeof(peer));
@@ -115,7 +118,10 @@ bool installd_serve_connection(const struct installd *d, int sock)
 		return false;
 	}
 	adopt_claimed_session(&peer, &req);
-	changed = dispatch(d, &peer, &req, fd);
+	if (request_policy_load(d, &peer, &now, &policy)) {
+		changed = dispatch(&now, &peer, &req, fd);
+		policy_free(policy);
+	}
 	if (fd >= 0)
 		close(fd);
 	return changed;

@@ -158,6 +158,23 @@ static int open_socket(const struct options *o, const struct policy_settings *se
 	return fd;
 }
 
+/*
+ * Every request reads the policy afresh, as the dropped user: one that
+ * root could read but the daemon's user cannot would refuse every request,
+ * so it stops the start instead, with the reason.
+ */
+static void policy_readable_after_drop(const char *config)
+{
+	struct policy *p = NULL;
+	struct pst_err e;
+
+	if (policy_load(config, &p, &e) < 0) {
+		audit_emit(LOG_NOTICE, "policy_error", NULL, "file", config, "error", e.msg, NULL);
+		die("policy, as the daemon's user (it is read again for every request)", e.msg);
+	}
+	policy_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	struct installd d = { 0 };
@@ -180,13 +197,17 @@ int main(int argc, char **argv)
 		audit_emit(LOG_NOTICE, "policy_error", NULL, "file", o.config, "error", e.msg, NULL);
 		die("policy", e.msg);
 	}
+	d.config = o.config;
 	d.policy = policy;
 	d.set = policy_settings(policy);
 	if (serving)
 		listen_fd = open_socket(&o, d.set, uid, sock_gid);
-	if (geteuid() == 0 && (installd_prepare_state(d.set->state, uid, gid, &e) < 0 ||
-			       installd_drop_privileges(uid, gid, &e) < 0))
-		die("setup as root", e.msg);
+	if (geteuid() == 0) {
+		if (installd_prepare_state(d.set->state, uid, gid, &e) < 0 ||
+		    installd_drop_privileges(uid, gid, &e) < 0)
+			die("setup as root", e.msg);
+		policy_readable_after_drop(o.config);
+	}
 	/* Releases and indexes are published as they are: world-readable. */
 	umask(022);
 	d.uid = geteuid();
