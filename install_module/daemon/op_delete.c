@@ -204,7 +204,8 @@ bool installd_op_delete(const struct installd *d, const struct installd_peer *pe
 	int module_fd;
 	bool ok;
 
-	if (release_name_parse(req->name, &j.rn, &e) < 0)
+	/* A release from before leading zeros were refused can be deleted too. */
+	if (release_name_parse_released(req->name, &j.rn, &e) < 0)
 		return refuse(&j, e.msg);
 	j.have_name = true;
 	if (policy_may(d->policy, peer->user, POLICY_DELETE, j.rn.module, why, sizeof(why)) ==

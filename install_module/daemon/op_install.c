@@ -44,6 +44,8 @@ struct install_job {
 	char dir[RELEASE_DIR_MAX];
 	struct stat before;
 	struct tarball_result result;
+	struct ledger_record earlier;     /* the latest install of this version, if any */
+	bool have_earlier;
 	struct ledger_record rec;
 	char line[LEDGER_LINE_MAX];
 };
@@ -235,7 +237,7 @@ static int retire_old(const struct install_job *j, int module_fd, const struct t
 	for (i = 0; rc == 0 && i < m->n; i++) {
 		const struct tree_entry *t = &m->entries[i];
 		if ((t->kind != TREE_RELEASE && t->kind != TREE_SHA256SUM) ||
-		    strcmp(t->rn.version, j->rn.version) != 0)
+		    !release_version_same(t->rn.version, j->rn.version))
 			continue;
 		dir_fd = openat(module_fd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		rc = dir_fd < 0 ? pst_fail(e, errno, "%s: cannot open", t->dir)
@@ -317,9 +319,53 @@ static bool already_released(const struct install_job *j, const struct tree_modu
 
 	if (old == NULL || (j->req->flags & WIRE_FLAG_FORCE))
 		return false;
+	if (strcmp(old->rn.version, j->rn.version) == 0)
+		snprintf(reason, sizeof(reason),
+			 "version %s of %s is already released as %s/%s (use a new version number)",
+			 j->rn.version, j->rn.module, old->dir, old->name);
+	else
+		snprintf(reason, sizeof(reason),
+			 "version %s of %s is already released as %s/%s, the same version spelled differently (use a new version number)",
+			 j->rn.version, j->rn.module, old->dir, old->name);
+	refuse(j, reason);
+	return true;
+}
+
+static bool find_earlier_install(const struct ledger_record *r, const char *line, void *arg)
+{
+	struct install_job *j = arg;
+
+	(void)line;
+	if (strcmp(r->op, "install") == 0 && strcmp(r->module, j->rn.module) == 0 &&
+	    release_version_same(r->version, j->rn.version)) {
+		j->earlier = *r;
+		j->have_earlier = true;
+	}
+	return true;
+}
+
+/*
+ * A version no longer in the tree but in the ledger was withdrawn (delete-own,
+ * or by hand): mirrors and users may already have its bytes, so it may come
+ * back only as those same bytes, unless the release team forces it. Called
+ * once the upload's SHA-256 is known; true when the install was refused.
+ */
+static bool withdrawn_with_other_bytes(struct install_job *j)
+{
+	char reason[1024];
+	struct pst_err e;
+
+	if (j->req->flags & WIRE_FLAG_FORCE)
+		return false;
+	if (ledger_each(j->d->state_fd, find_earlier_install, j, &e) < 0) {
+		fail(j, &e);
+		return true;
+	}
+	if (!j->have_earlier || strcmp(j->earlier.sha256, j->result.sha256) == 0)
+		return false;
 	snprintf(reason, sizeof(reason),
-		 "version %s of %s is already released as %s/%s (use a new version number)",
-		 j->rn.version, j->rn.module, old->dir, old->name);
+		 "version %s of %s was released before as %s (sha256 %s) and withdrawn; mirrors may still have it, so it may come back only with the same bytes: upload that file again, or use a new version number (the release team can override this with --force)",
+		 j->rn.version, j->rn.module, j->earlier.file, j->earlier.sha256);
 	refuse(j, reason);
 	return true;
 }
@@ -361,6 +407,11 @@ static bool install_locked(struct install_job *j, int *module_fd)
 	}
 	staging = check_content(j);
 	if (staging < 0) {
+		tree_module_free(&m);
+		return false;
+	}
+	if (withdrawn_with_other_bytes(j)) {
+		close(staging);
 		tree_module_free(&m);
 		return false;
 	}

@@ -47,14 +47,14 @@ static bool is_sum_name(const char *name, const char *module, char *version, siz
 		return false;
 	memcpy(version, name + mlen + 1, v);
 	version[v] = '\0';
-	return release_version_check(version, NULL) == 0;
+	return release_version_check_released(version, NULL) == 0;
 }
 
 static void classify(struct tree_entry *t, const char *module, const struct stat *st)
 {
 	if (S_ISLNK(st->st_mode) && strncmp(t->name, LATEST_PREFIX, strlen(LATEST_PREFIX)) == 0)
 		t->kind = TREE_LATEST;
-	else if (S_ISREG(st->st_mode) && release_name_parse(t->name, &t->rn, NULL) == 0 &&
+	else if (S_ISREG(st->st_mode) && release_name_parse_released(t->name, &t->rn, NULL) == 0 &&
 		 strcmp(t->rn.module, module) == 0)
 		t->kind = TREE_RELEASE;
 	else if (S_ISREG(st->st_mode) &&
@@ -174,7 +174,7 @@ const struct tree_entry *tree_find_version(const struct tree_module *m, const ch
 
 	for (i = 0; i < m->n; i++) {
 		if (m->entries[i].kind == TREE_RELEASE &&
-		    strcmp(m->entries[i].rn.version, version) == 0)
+		    release_version_same(m->entries[i].rn.version, version))
 			return &m->entries[i];
 	}
 	return NULL;

@@ -44,7 +44,8 @@ struct tree_module {
 int tree_scan_module(int module_fd, const char *module, struct tree_module *out,
 		     struct pst_err *e);
 
-/* The release of module/version in any format, or NULL. */
+/* The release of module/version in any format, however spelled
+ * (release_version_same: 1.02 is 1.2), or NULL. */
 const struct tree_entry *tree_find_version(const struct tree_module *m, const char *version);
 
 /* The release whose file name is name, or NULL. */

@@ -101,8 +101,14 @@ static struct part next_part(const char *v, size_t *pos)
 	return p;
 }
 
+/* Which versions a check accepts: new ones, or also those already released. */
+enum version_rule {
+	VERSION_NEW,         /* the full grammar: numbers without leading zeros */
+	VERSION_RELEASED,    /* leading zeros too: releases from before they were refused */
+};
+
 static int check_part(const char *version, const struct part *p, const struct part *prev,
-		      struct pst_err *e)
+		      enum version_rule rule, struct pst_err *e)
 {
 	if (p->len == 0)
 		return pst_fail(e, EINVAL, "version %s has an empty part (write it like 1.2.3)",
@@ -112,6 +118,12 @@ static int check_part(const char *version, const struct part *p, const struct pa
 			return pst_fail(e, EINVAL,
 					"version %s has a number longer than %d digits",
 					version, NUMBER_DIGITS_MAX);
+		/* 1.02 and 1.2 are one version spelled twice: only one spelling exists. */
+		if (rule == VERSION_NEW && p->len > 1 && p->s[0] == '0')
+			return pst_fail(e, EINVAL,
+					"version %s: the number %.*s has a leading zero (write "
+					"numbers without one: 1.02 would be the same version as 1.2)",
+					version, (int)p->len, p->s);
 		return 0;
 	}
 	if (p->word < 0)
@@ -129,7 +141,7 @@ static int check_part(const char *version, const struct part *p, const struct pa
 	return 0;
 }
 
-int release_version_check(const char *version, struct pst_err *e)
+static int version_check(const char *version, enum version_rule rule, struct pst_err *e)
 {
 	struct part prev = { NULL, 0, -1 }, cur;
 	size_t len = strlen(version), pos = 0;
@@ -151,12 +163,22 @@ int release_version_check(const char *version, struct pst_err *e)
 		if (++n > RELEASE_VERSION_PARTS)
 			return pst_fail(e, EINVAL, "version %s has more than %d parts", version,
 					RELEASE_VERSION_PARTS);
-		rc = check_part(version, &cur, n == 1 ? NULL : &prev, e);
+		rc = check_part(version, &cur, n == 1 ? NULL : &prev, rule, e);
 		if (rc < 0)
 			return rc;
 		prev = cur;
 	}
 	return 0;
+}
+
+int release_version_check(const char *version, struct pst_err *e)
+{
+	return version_check(version, VERSION_NEW, e);
+}
+
+int release_version_check_released(const char *version, struct pst_err *e)
+{
+	return version_check(version, VERSION_RELEASED, e);
 }
 
 /* Rank of a part: words first (in order), then the end of a version, then numbers. */
@@ -219,7 +241,8 @@ static int valid_compare(const char *a, const char *b)
 
 int release_version_compare(const char *a, const char *b)
 {
-	bool va = release_version_check(a, NULL) == 0, vb = release_version_check(b, NULL) == 0;
+	bool va = release_version_check_released(a, NULL) == 0;
+	bool vb = release_version_check_released(b, NULL) == 0;
 	int c;
 
 	if (va != vb)
@@ -229,6 +252,12 @@ int release_version_compare(const char *a, const char *b)
 		return c;
 	c = strcmp(a, b);
 	return c < 0 ? -1 : c > 0;
+}
+
+bool release_version_same(const char *a, const char *b)
+{
+	return release_version_check_released(a, NULL) == 0 &&
+	       release_version_check_released(b, NULL) == 0 && valid_compare(a, b) == 0;
 }
 
 /* The compression named by the end of filename; the stem length in *stem_len. */
@@ -250,7 +279,8 @@ static int split_suffix(const char *filename, size_t *stem_len, enum release_com
 			"the name must be <module>-<version>.tar.xz (or .tar.gz, .tar.bz2, .tar.zst)");
 }
 
-int release_name_parse(const char *filename, struct release_name *out, struct pst_err *e)
+static int name_parse(const char *filename, enum version_rule rule, struct release_name *out,
+		      struct pst_err *e)
 {
 	char stem[RELEASE_FILE_MAX + 1];
 	size_t stem_len = 0;
@@ -277,7 +307,7 @@ int release_name_parse(const char *filename, struct release_name *out, struct ps
 				"no '-' between module and version (name it <module>-<version>.%s)",
 				release_compression_suffix(out->compression));
 	*dash = '\0';
-	rc = release_version_check(dash + 1, e);
+	rc = version_check(dash + 1, rule, e);
 	if (rc < 0)
 		return rc;
 	if (!name_is_module(stem))
@@ -289,6 +319,17 @@ int release_name_parse(const char *filename, struct release_name *out, struct ps
 	    !str_copy(out->version, sizeof(out->version), dash + 1))
 		return pst_fail(e, EINVAL, "the name is too long");
 	return 0;
+}
+
+int release_name_parse(const char *filename, struct release_name *out, struct pst_err *e)
+{
+	return name_parse(filename, VERSION_NEW, out, e);
+}
+
+int release_name_parse_released(const char *filename, struct release_name *out,
+				struct pst_err *e)
+{
+	return name_parse(filename, VERSION_RELEASED, out, e);
 }
 
 /* The first two parts of a valid version. */

@@ -13,7 +13,7 @@
  *   module   = name_is_module() (common/text.h)
  *   version  = number *( "." part )
  *   part     = number | word
- *   number   = 1*9 DIGIT
+ *   number   = "0" | %x31-39 *8 DIGIT   ; no leading zero
  *   word     = "alpha" | "beta" | "rc"    ; only right after a number
  *   at most RELEASE_VERSION_MAX bytes, at most RELEASE_VERSION_PARTS parts.
  *
@@ -27,8 +27,14 @@
  * Order (release_version_compare): part by part from the left; numbers
  * compare numerically; alpha < beta < rc < end-of-version < any number. So
  * 45.alpha < 45.beta < 45.rc < 45 < 45.0 < 45.1 < 45.10 < 46.alpha, and
- * 3.9 < 3.10. Versions that compare equal numerically but differ in text
- * (1.02 and 1.2) are ordered by their text, so the order is total and only
+ * 3.9 < 3.10.
+ *
+ * Aliases: a leading zero would let one version be spelled twice (1.2 and
+ * 1.02), so a new name with one is refused. Files released before that rule
+ * can still hold such versions; the *_released functions accept them, and
+ * release_version_same() says when two spellings are one version (which the
+ * daemon treats as already released). For a total order, versions that are
+ * the same but spelled differently are ordered by their text, so only
  * identical strings compare equal.
  */
 #ifndef POSTERN_RELEASE_NAME_H
@@ -68,12 +74,29 @@ struct release_name {
  */
 int release_name_parse(const char *filename, struct release_name *out, struct pst_err *e);
 
+/*
+ * Parse the name of a file already in the tree: as release_name_parse, but
+ * numbers with leading zeros are accepted (released before they were
+ * refused). Never for a name a client sends.
+ */
+int release_name_parse_released(const char *filename, struct release_name *out,
+				struct pst_err *e);
+
 /* 0 when version follows the grammar above, else -EINVAL with the reason. */
 int release_version_check(const char *version, struct pst_err *e);
 
+/* The same, leading zeros allowed: for versions already in the tree. */
+int release_version_check_released(const char *version, struct pst_err *e);
+
+/*
+ * True when a and b are one version, however spelled (1.2 and 1.02): both
+ * pass release_version_check_released() and compare equal part by part.
+ */
+bool release_version_same(const char *a, const char *b);
+
 /*
  * <0, 0 or >0 as a sorts before, equals or after b in release order. Both
- * must have passed release_version_check(); anything else sorts before
+ * must have passed release_version_check_released(); anything else sorts before
  * every valid version, in strcmp order among itself, so a sort never
  * breaks on stray names.
  */

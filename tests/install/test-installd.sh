@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..61"
+echo "1..67"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" --help 2>/dev/null)
@@ -79,6 +79,7 @@ out=$(client ptinst-m install-module --force ptmod-1.5.tar.xz 2>&1)
 # --- several files, versions, directories ------------------------------------
 make_tarball ptinst-m ptmod-1.2.0.tar.gz
 make_tarball ptinst-m ptmod-1.2.1.tar.bz2
+cp "$R/incoming/ptinst-m/ptmod-1.2.1.tar.bz2" "$R/121.tar.bz2"
 make_tarball ptinst-m ptmod-1.10.0.tar.zst
 out=$(client ptinst-m install-module ptmod-1.2.1.tar.bz2 ptmod-1.2.0.tar.gz ptmod-1.3.tar.xz ptmod-1.10.0.tar.zst 2>&1)
 [ $? -ne 0 ] && ok "one bad file among several: non-zero exit" || not_ok "exit 0 with a bad file"
@@ -139,6 +140,39 @@ c=$(wc -l < "$R/hooks/sync.log" 2>/dev/null || echo 0)
 # Fewer runs than changes is the debounce; how many fewer depends on how fast
 # this machine ran the steps above, which a test must not assume.
 [ "$c" -ge 1 ] && [ "$c" -lt 10 ] && ok "mirror_sync ran, debounced ($c runs for 10 changes)" || not_ok "mirror_sync ran $c times"
+
+# --- a version is never reused: not spelled differently, not with other bytes ---
+make_tarball ptinst-m ptmod-1.02.tar.xz
+out=$(client ptinst-m install-module ptmod-1.02.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'the number 02 has a leading zero' && ok "a version with a leading zero is refused" || not_ok "leading zero: $out"
+# A release from before leading zeros were refused, put in place by hand.
+make_tarball ptinst-m ptmod-2.05.tar.xz
+install -d -o ptinst-d -g ptinst-d -m 0755 "$R/pub/sources/ptmod/2.05"
+install -o ptinst-d -g ptinst-d -m 0644 "$R/incoming/ptinst-m/ptmod-2.05.tar.xz" "$R/pub/sources/ptmod/2.05/"
+rm "$R/incoming/ptinst-m/ptmod-2.05.tar.xz"
+"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex ptmod
+before=$(tree_state)
+make_tarball ptinst-m ptmod-2.5.tar.xz
+out=$(client ptinst-m install-module ptmod-2.5.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'version 2.5 of ptmod is already released as 2.05/ptmod-2.05.tar.xz, the same version spelled differently' &&
+	[ -e "$R/incoming/ptinst-m/ptmod-2.5.tar.xz" ] && [ "$before" = "$(tree_state)" ] &&
+	ok "2.5 after 2.05: already released, nothing changed" || not_ok "alias of a released version: $out"
+# ptmod-1.2.1 was withdrawn by delete-own above.
+make_tarball ptinst-m ptmod-1.2.1.tar.bz2
+out=$(client ptinst-m install-module ptmod-1.2.1.tar.bz2 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'version 1.2.1 of ptmod was released before as ptmod-1.2.1.tar.bz2 (sha256 [0-9a-f]*) and withdrawn.*only with the same bytes.*--force' &&
+	[ -e "$R/incoming/ptinst-m/ptmod-1.2.1.tar.bz2" ] && [ "$before" = "$(tree_state)" ] &&
+	ok "a withdrawn version with other bytes: refused, nothing changed" || not_ok "withdrawn, other bytes: $out"
+install -o ptinst-m -g ptinst-m -m 0644 "$R/121.tar.bz2" "$R/incoming/ptinst-m/ptmod-1.2.1.tar.bz2"
+out=$(client ptinst-m install-module ptmod-1.2.1.tar.bz2 2>&1)
+[ $? = 0 ] && cmp -s "$R/121.tar.bz2" "$R/pub/sources/ptmod/1.2/ptmod-1.2.1.tar.bz2" && ok "a withdrawn version with the same bytes comes back" || not_ok "withdrawn, same bytes: $out"
+out=$(client ptinst-rt delete-own ptnew-1.0.tar.xz 2>&1) || not_ok "release team's own delete: $out"
+make_tarball ptinst-rt ptnew-1.0.tar.xz
+out=$(client ptinst-rt install-module ptnew-1.0.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'withdrawn' && ok "the release team too needs the same bytes without --force" || not_ok "release team, no --force: $out"
+cp "$R/incoming/ptinst-rt/ptnew-1.0.tar.xz" "$R/new10.tar.xz"
+out=$(client ptinst-rt install-module --force ptnew-1.0.tar.xz 2>&1)
+[ $? = 0 ] && cmp -s "$R/new10.tar.xz" "$R/pub/sources/ptnew/1.0/ptnew-1.0.tar.xz" && ok "the release team brings it back with other bytes with --force" || not_ok "release team --force: $out"
 
 # --- reindex regenerates the indexes from the tree ---------------------------
 good=$(tree_state)

@@ -84,6 +84,10 @@ static const struct {
 	{ "gtk\n-1.0.tar.xz", "may only contain letters" },
 	{ "g\xc3\xb6-1.0.tar.xz", "may only contain letters" },
 	{ "gtk-1.0_1.tar.xz", "'0_1' is neither a number" },
+	{ "gtk-1.02.tar.xz", "the number 02 has a leading zero" },
+	{ "gtk-01.2.tar.xz", "the number 01 has a leading zero" },
+	{ "gtk-1.2.00.tar.xz", "the number 00 has a leading zero" },
+	{ "gtk-45.00.rc.tar.xz", "the number 00 has a leading zero" },
 };
 
 static void test_bad_names(void **state)
@@ -174,6 +178,35 @@ static void test_order_is_total(void **state)
 		assert_string_equal(v[i], want[i]);
 }
 
+/* One version spelled twice is one version: refused when new, recognised when old. */
+static void test_version_aliases(void **state)
+{
+	struct release_name r;
+	struct pst_err e;
+
+	(void)state;
+	assert_int_equal(release_version_check("1.02", &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "leading zero"));
+	assert_int_equal(release_version_check("10.0.100", NULL), 0);
+	assert_int_equal(release_version_check("0.0", NULL), 0);
+	assert_int_equal(release_version_check_released("1.02", NULL), 0);
+	assert_int_equal(release_version_check_released("1..2", NULL), -EINVAL);
+	assert_int_equal(release_name_parse_released("gtk-01.002.tar.xz", &r, &e), 0);
+	assert_string_equal(r.version, "01.002");
+	assert_int_equal(release_name_parse_released("gtk-1.beta.beta.tar.xz", &r, NULL), -EINVAL);
+
+	assert_true(release_version_same("1.02", "1.2"));
+	assert_true(release_version_same("01.2.0", "1.02.00"));
+	assert_true(release_version_same("45.rc", "45.rc"));
+	assert_true(release_version_same("1.2", "1.2"));
+	assert_false(release_version_same("1.2", "1.2.0"));
+	assert_false(release_version_same("1", "1.0"));
+	assert_false(release_version_same("1.20", "1.2"));
+	assert_false(release_version_same("45.rc", "45.beta"));
+	assert_false(release_version_same("junk", "junk"));
+	assert_false(release_version_same("1.2", "1.2-x"));
+}
+
 static const struct {
 	const char *version, *override, *dir;
 } dirs[] = {
@@ -243,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_order_is_total),
+		cmocka_unit_test(test_version_aliases),
 		cmocka_unit_test(test_dirs),
 		cmocka_unit_test(test_dir_refusals),
 		cmocka_unit_test(test_compression_names),
