@@ -19,9 +19,8 @@
 
 #include "attic.h"
 #include "ledger.h"
-#include "module_lock.h"
+#include "module_change.h"
 #include "release_name.h"
-#include "tree_index.h"
 #include "tree_scan.h"
 #include "wire_io.h"
 
@@ -34,7 +33,7 @@ struct delete_job {
 	struct ledger_record installed;   /* the latest install record of file */
 	bool found;
 	struct ledger_record rec;
-	char line[LEDGER_LINE_MAX];
+	const struct tree_entry *release;  /* the file in the tree, while it is scanned */
 };
 
 static bool refuse(const struct delete_job *j, const char *reason)
@@ -122,54 +121,37 @@ static bool may_delete(struct delete_job *j)
 	return true;
 }
 
-static void fill_record(struct delete_job *j, const char *attic_rel)
+static void fill_record(struct delete_job *j)
 {
 	j->rec = j->installed;
 	j->rec.when = time(NULL);
 	str_copy(j->rec.op, sizeof(j->rec.op), "delete");
 	str_copy(j->rec.user, sizeof(j->rec.user), j->peer->user);
 	str_copy(j->rec.forced, sizeof(j->rec.forced), "no");
-	str_copy(j->rec.attic, sizeof(j->rec.attic), attic_rel);
 }
 
-static int move_out(struct delete_job *j, int module_fd, const struct tree_entry *rel,
-		    struct pst_err *e)
+/* The moves of a delete (module_change_commit): the checksum, then the file. */
+static int delete_moves(void *arg, int module_fd, int event_fd, struct pst_err *e)
 {
+	const struct delete_job *j = arg;
+	const struct tree_entry *rel = j->release;
 	char sum[NAME_MAX + 1];
-	char attic_rel[256];
-	int event_fd;
 	int dir_fd;
-	int rc;
+	int rc = 0;
 
-	event_fd = attic_event_open(j->d->attic_fd, j->rn.module, attic_rel, sizeof(attic_rel), e);
-	if (event_fd < 0)
-		return event_fd;
-	fill_record(j, attic_rel);
-	rc = ledger_format(&j->rec, j->line, sizeof(j->line)) ? 0
-		: pst_fail(e, EINVAL, "the ledger record cannot be written");
-	if (rc == 0)
-		rc = module_intent_write(j->d, j->rn.module, j->line, e);
-	dir_fd = rc < 0 ? -1 : openat(module_fd, rel->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (rc == 0 && dir_fd < 0)
-		rc = pst_fail(e, errno, "%s: cannot open: %s", rel->dir, strerror(errno));
+	dir_fd = openat(module_fd, rel->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd < 0)
+		return pst_fail(e, errno, "%s: cannot open: %s", rel->dir, strerror(errno));
 	snprintf(sum, sizeof(sum), "%s-%s.sha256sum", j->rn.module, j->rn.version);
-	if (rc == 0 && faccessat(dir_fd, sum, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (faccessat(dir_fd, sum, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		rc = attic_move(dir_fd, sum, event_fd, e);
 	if (rc == 0)
 		rc = attic_move(dir_fd, rel->name, event_fd, e);
-	if (dir_fd >= 0)
-		close(dir_fd);
-	close(event_fd);
-	if (rc == 0)
-		rc = tree_reindex(j->d->sources_fd, j->rn.module, e);
-	if (rc == 0)
-		rc = ledger_append(j->d->state_fd, j->line, e);
-	if (rc == 0)
-		rc = module_intent_clear(j->d, j->rn.module, e);
+	close(dir_fd);
 	return rc;
 }
 
-static bool delete_locked(struct delete_job *j, int module_fd)
+static bool delete_locked(struct delete_job *j, struct module_change *mc)
 {
 	const struct tree_entry *rel;
 	struct tree_module m;
@@ -177,7 +159,7 @@ static bool delete_locked(struct delete_job *j, int module_fd)
 	struct pst_err e;
 	bool ok = false;
 
-	if (tree_scan_module(module_fd, j->rn.module, &m, &e) < 0)
+	if (tree_scan_module(mc->module_fd, j->rn.module, &m, &e) < 0)
 		return fail(j, &e);
 	rel = tree_find_file(&m, j->file);
 	if (rel == NULL) {
@@ -186,7 +168,10 @@ static bool delete_locked(struct delete_job *j, int module_fd)
 			 j->file);
 		refuse(j, reason);
 	} else if (may_delete(j)) {
-		ok = move_out(j, module_fd, rel, &e) == 0;
+		fill_record(j);
+		j->release = rel;
+		ok = module_change_commit(mc, &j->rec, true, delete_moves, j, &e) == 0;
+		j->release = NULL;
 		if (!ok)
 			fail(j, &e);
 	}
@@ -198,10 +183,9 @@ bool installd_op_delete(const struct installd *d, const struct installd_peer *pe
 			const struct wire_request *req)
 {
 	struct delete_job j = { .d = d, .peer = peer, .file = req->name };
-	struct module_lock lock;
+	struct module_change mc;
 	struct pst_err e;
 	char why[512];
-	int module_fd;
 	bool ok;
 
 	/* A release from before leading zeros were refused can be deleted too. */
@@ -211,17 +195,15 @@ bool installd_op_delete(const struct installd *d, const struct installd_peer *pe
 	if (policy_may(d->policy, peer->user, POLICY_DELETE, j.rn.module, why, sizeof(why)) ==
 	    POLICY_DENY)
 		return refuse(&j, why);
-	if (module_lock_take(d, j.rn.module, peer->sock, &lock, &e) < 0)
+	if (module_change_begin(&mc, d, j.rn.module, peer->sock, &e) < 0)
 		return fail(&j, &e);
-	module_fd = tree_module_open(d->sources_fd, j.rn.module, 0, &e);
-	if (module_fd < 0) {
-		module_lock_release(&lock);
+	if (mc.module_fd < 0) {
+		module_change_end(&mc);
 		snprintf(why, sizeof(why), "%s has no releases (nothing to delete)", j.rn.module);
 		return refuse(&j, why);
 	}
-	ok = delete_locked(&j, module_fd);
-	close(module_fd);
-	module_lock_release(&lock);
+	ok = delete_locked(&j, &mc);
+	module_change_end(&mc);
 	if (!ok)
 		return false;
 	audit_emit(LOG_INFO, "delete", &peer->session, "file", j.file, "module", j.rn.module,

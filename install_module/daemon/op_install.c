@@ -26,7 +26,7 @@
 #include "attic.h"
 #include "hooks.h"
 #include "ledger.h"
-#include "module_lock.h"
+#include "module_change.h"
 #include "release_name.h"
 #include "tarball.h"
 #include "tree_index.h"
@@ -47,7 +47,6 @@ struct install_job {
 	struct ledger_record earlier;     /* the latest install of this version, if any */
 	bool have_earlier;
 	struct ledger_record rec;
-	char line[LEDGER_LINE_MAX];
 };
 
 static const char *yes_no(bool b)
@@ -267,49 +266,45 @@ static void fill_record(struct install_job *j)
 	str_copy(r->attic, sizeof(r->attic), "-");
 }
 
-/* The commit: from here on the tree changes. Called with the module lock held. */
-static int commit(struct install_job *j, int staging, int module_fd, const struct tree_module *m,
-		  struct pst_err *e)
-{
-	char rel[256];
-	int event_fd = -1;
-	int dir_fd;
-	int rc;
+/* What an install moves, once its intent is on disk (module_change_commit). */
+struct install_moves {
+	const struct install_job *j;
+	int staging;
+	const struct tree_module *m;
+};
 
-	fill_record(j);
-	if (tree_find_version(m, j->rn.version) != NULL) {
-		/* The intent names the attic directory before anything moves there, so a
-		 * recovery can bring the old files back if the new one never arrives. */
-		event_fd = attic_event_open(j->d->attic_fd, j->rn.module, rel, sizeof(rel), e);
-		if (event_fd < 0)
-			return event_fd;
-		str_copy(j->rec.attic, sizeof(j->rec.attic), rel);
-	}
-	rc = ledger_format(&j->rec, j->line, sizeof(j->line)) ? 0
-		: pst_fail(e, EINVAL, "the ledger record cannot be written");
-	if (rc == 0)
-		rc = module_intent_write(j->d, j->rn.module, j->line, e);
-	if (rc == 0 && event_fd >= 0)
-		rc = retire_old(j, module_fd, m, event_fd, e);
+/* --force: the old files to the attic first; then the new file gets its name. */
+static int install_moves(void *arg, int module_fd, int event_fd, struct pst_err *e)
+{
+	const struct install_moves *mv = arg;
+	const struct install_job *j = mv->j;
+	int dir_fd;
+	int rc = 0;
+
 	if (event_fd >= 0)
-		close(event_fd);
+		rc = retire_old(j, module_fd, mv->m, event_fd, e);
 	if (rc < 0)
 		return rc;
 	dir_fd = open_version_dir(module_fd, j->dir, e);
 	if (dir_fd < 0)
 		return dir_fd;
-	rc = link_into_place(staging, dir_fd, j->req->name, e);
+	rc = link_into_place(mv->staging, dir_fd, j->req->name, e);
 	if (rc == 0)
 		rc = tree_write_sha256sum(dir_fd, j->rn.module, j->rn.version, j->req->name,
 					  j->result.sha256, e);
 	close(dir_fd);
-	if (rc == 0)
-		rc = tree_reindex(j->d->sources_fd, j->rn.module, e);
-	if (rc == 0)
-		rc = ledger_append(j->d->state_fd, j->line, e);
-	if (rc == 0)
-		rc = module_intent_clear(j->d, j->rn.module, e);
 	return rc;
+}
+
+/* The commit: from here on the tree changes. Called with the module lock held. */
+static int commit(struct install_job *j, struct module_change *mc, int staging,
+		  const struct tree_module *m, struct pst_err *e)
+{
+	struct install_moves mv = { j, staging, m };
+
+	fill_record(j);
+	return module_change_commit(mc, &j->rec, tree_find_version(m, j->rn.version) != NULL,
+				    install_moves, &mv, e);
 }
 
 static bool already_released(const struct install_job *j, const struct tree_module *m)
@@ -389,9 +384,9 @@ static void report_ok(const struct install_job *j)
 			      j->basis == POLICY_OPEN ? ", flagged as a non-maintainer upload" : "");
 }
 
-/* Everything after the decision, with the module lock held. */
-/* *module_fd is -1 while the module has no directory; the commit makes it. */
-static bool install_locked(struct install_job *j, int *module_fd)
+/* Everything after the decision, with the module lock held. mc->module_fd is
+ * -1 while the module has no directory; the commit makes it. */
+static bool install_locked(struct install_job *j, struct module_change *mc)
 {
 	struct tree_module m;
 	struct pst_err e;
@@ -399,7 +394,7 @@ static bool install_locked(struct install_job *j, int *module_fd)
 	int rc;
 
 	memset(&m, 0, sizeof(m));
-	if (*module_fd >= 0 && tree_scan_module(*module_fd, j->rn.module, &m, &e) < 0)
+	if (mc->module_fd >= 0 && tree_scan_module(mc->module_fd, j->rn.module, &m, &e) < 0)
 		return fail(j, &e);
 	if (already_released(j, &m)) {
 		tree_module_free(&m);
@@ -416,10 +411,10 @@ static bool install_locked(struct install_job *j, int *module_fd)
 		return false;
 	}
 	rc = 0;
-	if (!dry_run(j) && *module_fd < 0)
-		rc = *module_fd = tree_module_open(j->d->sources_fd, j->rn.module, 1, &e);
+	if (!dry_run(j) && mc->module_fd < 0)
+		rc = mc->module_fd = tree_module_open(j->d->sources_fd, j->rn.module, 1, &e);
 	if (rc >= 0 && !dry_run(j))
-		rc = commit(j, staging, *module_fd, &m, &e);
+		rc = commit(j, mc, staging, &m, &e);
 	close(staging);
 	tree_module_free(&m);
 	if (rc < 0)
@@ -432,25 +427,17 @@ bool installd_op_install(const struct installd *d, const struct installd_peer *p
 			 const struct wire_request *req, int upload_fd)
 {
 	struct install_job j = { .d = d, .peer = peer, .req = req, .upload_fd = upload_fd };
-	struct module_lock lock;
+	struct module_change mc;
 	struct hook_facts facts;
 	struct pst_err e;
-	int module_fd;
 	bool changed;
 
 	if (!decide(&j) || !check_upload(&j))
 		return false;
-	if (module_lock_take(d, j.rn.module, peer->sock, &lock, &e) < 0)
+	if (module_change_begin(&mc, d, j.rn.module, peer->sock, &e) < 0)
 		return fail(&j, &e);
-	module_fd = tree_module_open(d->sources_fd, j.rn.module, 0, &e);
-	if (module_fd < 0 && module_fd != -ENOENT) {
-		module_lock_release(&lock);
-		return fail(&j, &e);
-	}
-	changed = install_locked(&j, &module_fd);
-	if (module_fd >= 0)
-		close(module_fd);
-	module_lock_release(&lock);
+	changed = install_locked(&j, &mc);
+	module_change_end(&mc);
 	if (changed) {
 		/* The client has its answer; hooks may take long and need not hold it. */
 		shutdown(peer->sock, SHUT_RDWR);
