@@ -52,7 +52,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	users="$users $u"
 	useradd -M -d /nonexistent -s /bin/sh -G ptinst-up "$u"
 	install -d -m 0700 -o "$u" -g "$u" "$R/incoming/$u"
-	for k in 1 2 3 4 5 6 7 8 9; do make_tarball "$u" "ptopen-$i.$k.tar.xz"; done
+	for k in 1 2 3 4 5 6 7 8 9; do make_tarball "$u" "ptopen-$i.$k.tar.gz"; done
 done
 lockfile="$R/state/locks/ptopen.lock"
 [ -e "$lockfile" ] || install -o ptinst-d -g ptinst-d -m 0600 /dev/null "$lockfile"
@@ -61,13 +61,13 @@ f = open(sys.argv[1], "r+")
 fcntl.flock(f, fcntl.LOCK_EX)
 print("locked", flush=True)
 signal.pause()' "$lockfile" > "$R/lock.out" & locker=$!
-wait_until grep -q locked "$R/lock.out"
+wait_until grep -q locked "$R/lock.out" || echo "# the lock holder did not start: $(cat "$R/lock.out")"
 waiters=()
 i=0
 for u in $users; do
 	i=$((i + 1))
 	for k in 1 2 3 4 5 6 7 8; do
-		client "$u" install-module "ptopen-$i.$k.tar.xz" > "$R/w.$i.$k.out" 2>&1 & waiters+=($!)
+		client "$u" install-module "ptopen-$i.$k.tar.gz" > "$R/w.$i.$k.out" 2>&1 & waiters+=($!)
 	done
 done
 all_waiting() { [ "$(grep -l 'waiting: another release or deletion of ptopen' "$R"/w.*.out 2>/dev/null | wc -l)" = 64 ]; }
@@ -78,9 +78,9 @@ all_waiting && ok "64 installs wait for the module lock" || not_ok "waiting: $(g
 out=$(timeout 30 "$(command -v setpriv)" --reuid=ptinst-n --regid=ptinst-n --init-groups -- "$DRIVER" /etc/postern/postern.yaml list 2>&1); rc=$?
 [ $rc = 0 ] && printf '%s' "$out" | grep -q 'ptother: .*maintainer' &&
 	ok "another user's list answers while 64 connections wait for a lock" || not_ok "list while waiting: rc $rc: $out"
-out=$(client ptslot1 install-module ptopen-1.9.tar.xz 2>&1); rc=$?
+out=$(timeout 30 "$(command -v setpriv)" --reuid=ptslot1 --regid=ptslot1 --init-groups -- "$DRIVER" /etc/postern/postern.yaml install-module ptopen-1.9.tar.gz 2>&1); rc=$?
 [ $rc = 1 ] && printf '%s' "$out" | grep -q 'refused: too many connections: you already have 8 open' &&
-	printf '%s' "$out" | grep -q 'the upload stays in your incoming directory' && [ -e "$R/incoming/ptslot1/ptopen-1.9.tar.xz" ] &&
+	printf '%s' "$out" | grep -q 'the upload stays in your incoming directory' && [ -e "$R/incoming/ptslot1/ptopen-1.9.tar.gz" ] &&
 	ok "waiting connections still count against their user's cap; the upload stays" || not_ok "ninth: rc $rc: $out"
 kill "$locker"; wait "$locker" 2>/dev/null
 wait_ok=0
@@ -88,7 +88,7 @@ for p in "${waiters[@]}"; do wait "$p" || wait_ok=1; done
 [ $wait_ok = 0 ] && ok "once the lock is free, all 64 are installed" || not_ok "waiters: $(grep -h refused "$R"/w.*.out | head -3)"
 [ "$(cache_versions ptopen | wc -w)" = 64 ] && ok "cache.json lists all 64 versions" || not_ok "cache: $(cache_versions ptopen)"
 [ "$(grep -c 'op=install .*module=ptopen ' "$R/state/ledger")" = 64 ] && ok "64 ledger records" || not_ok "ledger: $(grep -c 'module=ptopen' "$R/state/ledger")"
-left=$(ls "$R"/incoming/ptslot*/ | grep -c 'ptopen-.*\.tar\.xz')
+left=$(ls "$R"/incoming/ptslot*/ | grep -c 'ptopen-.*\.tar\.gz')
 [ "$left" = 8 ] && ok "the 8 uploads not sent are still in incoming, and only they" || not_ok "incoming: $left left"
 after=$(find "$R/pub/sources" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 [ "$after" = "ptopen " ] && ok "no other module was touched" || not_ok "sources: $after"
