@@ -141,16 +141,24 @@ static void refuse_over_cap(int sock, const struct ucred *cred, unsigned held)
 
 static void accept_one(struct server *s, int listen_fd)
 {
-	int sock = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	unsigned held;
+	pid_t pid;
+	int sock;
 	int idx;
 
+	/*
+	 * Children that ended since the last round must not count against
+	 * anyone; a waiter that got its lock meanwhile may have filled the
+	 * working pool again, and then the connection stays in the backlog.
+	 */
+	reap(s);
+	if (!conn_slots_room(&s->slots))
+		return;
+	sock = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (sock < 0)
 		return;
-	/* Children that ended since the last round must not count against anyone. */
-	reap(s);
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred)) {
 		syslog(LOG_ERR, "a connection without peer credentials was closed: %m");
 		close(sock);
@@ -158,12 +166,17 @@ static void accept_one(struct server *s, int listen_fd)
 	}
 	held = conn_slots_of_uid(&s->slots, cred.uid);
 	idx = held >= CONN_SLOTS_PER_UID ? -1 : conn_slots_take(&s->slots, cred.uid, true);
+	pid = idx >= 0 ? fork_in_slot(s, idx) : -1;
+	if (pid == 0)
+		serve_child(s->d, listen_fd, sock);
 	if (held >= CONN_SLOTS_PER_UID)
 		refuse_over_cap(sock, &cred, held);
-	else if (idx >= 0 && fork_in_slot(s, idx) == 0)
-		serve_child(s->d, listen_fd, sock);
-	else if (idx >= 0)
+	else if (pid < 0) {
 		syslog(LOG_ERR, "cannot fork a connection handler: %m");
+		fcntl(sock, F_SETFL, O_NONBLOCK);
+		wire_send_msg(sock, WIRE_MSG_ERROR,
+			      "the release daemon cannot take this request now (out of processes); try again in a minute");
+	}
 	close(sock);
 }
 
