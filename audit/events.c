@@ -20,6 +20,7 @@ static const struct event_info events[] = {
 	{ "delete", EMIT_INSTALLD | EMIT_SHELL },
 	{ "delete_refused", EMIT_INSTALLD },
 	{ "request_invalid", EMIT_INSTALLD },
+	{ "connection_refused", EMIT_INSTALLD },
 	{ "doap_change", EMIT_POLICY },
 	{ "policy_error", EMIT_ALL },
 	{ "totp_enroll", EMIT_TOTP },

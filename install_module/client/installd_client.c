@@ -78,6 +78,34 @@ static void request_init(const struct client *c, struct wire_request *r, enum wi
 	str_copy(r->sid, sizeof(r->sid), c->session->sid);
 }
 
+static void print_frame(const struct client *c, int type, const char *text, const char *label,
+			const char *after_refusal)
+{
+	if (type == WIRE_MSG_LINE)
+		printf("%s\n", text);
+	else if (type == WIRE_MSG_REFUSED || type == WIRE_MSG_ERROR)
+		fprintf(stderr, "%s: %s%srefused: %s%s\n", c->prog, label ? label : "",
+			label ? ": " : "", text, after_refusal);
+	else
+		printf("%s: %s%s%s\n", c->prog, label ? label : "", label ? ": " : "", text);
+	fflush(stdout);
+}
+
+/*
+ * Connect and send r. When the send fails, the daemon may have refused the
+ * connection before reading it (too many connections of this user), and its
+ * answer is then waiting: that answer is the one to show, so the socket is
+ * still returned and *send_failed is set.
+ */
+static int send_request(const struct client *c, const struct wire_request *r, int passfd,
+			bool *send_failed, struct pst_err *e)
+{
+	int sock = connect_daemon(c, e);
+
+	*send_failed = sock >= 0 && wire_send_request(sock, r, passfd, e) < 0;
+	return sock;
+}
+
 /*
  * Send one request and print what comes back. label names the file (or is
  * NULL for list output); after_refusal is appended to a refusal.
@@ -87,31 +115,26 @@ static enum outcome exchange(const struct client *c, const struct wire_request *
 {
 	char text[WIRE_TEXT_MAX + 1];
 	struct pst_err e;
+	struct pst_err recv_e;
+	bool send_failed;
 	int type = 0;
-	int sock = connect_daemon(c, &e);
+	int sock = send_request(c, r, passfd, &send_failed, &e);
 
-	if (sock < 0 || wire_send_request(sock, r, passfd, &e) < 0) {
+	if (sock < 0) {
 		fprintf(stderr, "%s: %s%s%s%s\n", c->prog, label ? label : "", label ? ": " : "", e.msg,
 			after_refusal);
-		if (sock >= 0)
-			close(sock);
 		return OUT_UNAVAILABLE;
 	}
 	while (!wire_msg_is_final(type)) {
-		if (wire_recv_msg(sock, &type, text, sizeof(text), &e) < 0) {
-			fprintf(stderr, "%s: %s%sthe release daemon stopped before answering (%s)%s\n",
-				c->prog, label ? label : "", label ? ": " : "", e.msg, after_refusal);
+		if (wire_recv_msg(sock, &type, text, sizeof(text), &recv_e) < 0 ||
+		    (send_failed && !wire_msg_is_final(type))) {
+			fprintf(stderr, "%s: %s%s%s%s%s%s\n", c->prog, label ? label : "", label ? ": " : "",
+				send_failed ? "" : "the release daemon stopped before answering (",
+				send_failed ? e.msg : recv_e.msg, send_failed ? "" : ")", after_refusal);
 			close(sock);
 			return OUT_UNAVAILABLE;
 		}
-		if (type == WIRE_MSG_LINE)
-			printf("%s\n", text);
-		else if (type == WIRE_MSG_REFUSED || type == WIRE_MSG_ERROR)
-			fprintf(stderr, "%s: %s%srefused: %s%s\n", c->prog, label ? label : "",
-				label ? ": " : "", text, after_refusal);
-		else
-			printf("%s: %s%s%s\n", c->prog, label ? label : "", label ? ": " : "", text);
-		fflush(stdout);
+		print_frame(c, type, text, label, after_refusal);
 	}
 	close(sock);
 	return type == WIRE_MSG_OK ? OUT_OK : OUT_REFUSED;

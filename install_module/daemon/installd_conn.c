@@ -3,12 +3,15 @@
  *
  * MUST: take the asker's identity from SO_PEERCRED only; refuse and log a
  * malformed request (request_invalid) and close whatever fds came with
- * it; bound the time a client may take to send its request.
+ * it; bound the time a client may take to send its request, and give one
+ * that has sent nothing at all only a short while, so that idle
+ * connections do not hold the slots of the accept loop.
  */
 #define _GNU_SOURCE
 #include "installd.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +24,8 @@
 #include "wire_io.h"
 
 #define REQUEST_TIMEOUT_SEC 10
+/* The real client sends its request right after connect(); a silent one is idle. */
+#define FIRST_BYTE_TIMEOUT_SEC 3
 #define SEND_TIMEOUT_SEC 60
 
 static void set_timeouts(int sock)
@@ -63,6 +68,18 @@ static bool identify(struct installd_peer *peer, struct pst_err *e)
 	str_copy(peer->user, sizeof(peer->user), pw.pw_name);
 	str_copy(peer->session.user, sizeof(peer->session.user), pw.pw_name);
 	return true;
+}
+
+/* Whether the client sent something within FIRST_BYTE_TIMEOUT_SEC of being served. */
+static bool spoke_soon(int sock)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int rc;
+
+	do
+		rc = poll(&p, 1, FIRST_BYTE_TIMEOUT_SEC * 1000);
+	while (rc < 0 && errno == EINTR);
+	return rc > 0;
 }
 
 /* The session the client claims: logged for correlation, never trusted. */
@@ -110,6 +127,12 @@ bool installd_serve_connection(const struct installd *d, int sock)
 	peer.sock = sock;
 	set_timeouts(sock);
 	if (!identify(&peer, &e)) {
+		invalid(&peer, e.msg);
+		return false;
+	}
+	if (!spoke_soon(sock)) {
+		snprintf(e.msg, sizeof(e.msg), "nothing was sent within %d seconds of connecting",
+			 FIRST_BYTE_TIMEOUT_SEC);
 		invalid(&peer, e.msg);
 		return false;
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "attic.h"
+#include "conn_slots.h"
 #include "ledger.h"
 #include "safefile.h"
 #include "text.h"
@@ -189,7 +190,10 @@ int module_lock_take(const struct installd *d, const char *module, int notify_so
 		if (notify_sock >= 0)
 			wire_send_msg(notify_sock, WIRE_MSG_WAIT,
 				      "waiting: another release or deletion of %s is in progress", module);
+		/* A handler that only waits gives its working slot to others meanwhile. */
+		conn_slot_waiting(true);
 		rc = sf_lock(fd, true, e);
+		conn_slot_waiting(false);
 	}
 	if (rc == 0)
 		rc = recover(d, module, e);

@@ -13,6 +13,8 @@
  *   installd-abuse SOCKET fdwithlist FILE      an fd with a list request
  *   installd-abuse SOCKET silent               connect and say nothing
  *   installd-abuse SOCKET trickle              send a request one byte every 4 seconds
+ *   installd-abuse SOCKET hold N               open N connections at once, say nothing on
+ *                                              any, print each one's final frame
  *
  * Exit status: 0 when the daemon answered with a refusal or error frame
  * (or closed the connection on us for the no-answer cases), 1 when it
@@ -179,6 +181,27 @@ static int garbage(int sock, const char *mode)
 	return answer(sock) == WIRE_MSG_OK ? 1 : 0;
 }
 
+/* N idle connections, all open together: what does the daemon answer each? */
+static int hold(const char *path, const char *count)
+{
+	int socks[200];
+	long n = strtol(count, NULL, 10);
+	int status = 0;
+
+	if (n < 1 || n > (long)(sizeof(socks) / sizeof(socks[0])))
+		return 2;
+	for (long i = 0; i < n; i++)
+		socks[i] = connect_to(path);
+	printf("connected %ld\n", n);
+	fflush(stdout);
+	for (long i = 0; i < n; i++) {
+		if (answer(socks[i]) == WIRE_MSG_OK)
+			status = 1;
+		close(socks[i]);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct wire_request r;
@@ -187,6 +210,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return 2;
+	if (argc == 4 && strcmp(argv[2], "hold") == 0)
+		return hold(argv[1], argv[3]);
 	sock = connect_to(argv[1]);
 	if (argc == 3)
 		return garbage(sock, argv[2]);
