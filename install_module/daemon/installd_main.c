@@ -2,7 +2,7 @@
  * postern-installd: the only writer of the public release tree.
  *
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
- *                    [--socket PATH --foreground]
+ *                    [--socket PATH --foreground] [--check-socket PATH]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
  *
  * It runs as the `postern` user. Started as root it needs --user: it then
@@ -12,6 +12,10 @@
  * systemd the socket comes from socket activation (LISTEN_FDS); without it,
  * --socket PATH --foreground runs it standalone in the foreground (tests,
  * demo). It never forks into the background itself.
+ *
+ * Uploads are decoded only by postern-check, another user in a sandbox,
+ * reached through --check-socket (default /run/postern/check.sock, where
+ * postern-check.socket starts one checker per connection).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +45,7 @@ struct options {
 	const char *socket;
 	const char *user;
 	const char *socket_group;
+	const char *check_socket;
 	const char *reindex;
 	bool reindex_all;
 	bool foreground;
@@ -50,6 +55,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH --foreground]\n"
+		"                        [--check-socket PATH]\n"
 		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n");
 	exit(2);
 }
@@ -71,12 +77,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "reindex", required_argument, NULL, 'r' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "check-socket", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->config = POSTERN_CONFIG_FILE;
+	o->check_socket = POSTERN_CHECK_SOCKET;
 	while ((c = getopt_long(argc, argv, "C:", longs, NULL)) != -1) {
 		switch (c) {
 		case 'C': o->config = optarg; break;
@@ -91,6 +99,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'a': o->reindex_all = true; break;
 		case 'f': o->foreground = true; break;
+		case 'k': o->check_socket = optarg; break;
 		default: usage();
 		}
 	}
@@ -173,6 +182,7 @@ int main(int argc, char **argv)
 	}
 	d.policy = policy;
 	d.set = policy_settings(policy);
+	d.check_socket = o.check_socket;
 	if (serving)
 		listen_fd = open_socket(&o, d.set, uid, sock_gid);
 	if (geteuid() == 0 && (installd_prepare_state(d.set->state, uid, gid, &e) < 0 ||
