@@ -176,7 +176,6 @@ int main(int argc, char **argv)
 	static struct check_verdict v;
 	struct check_request req;
 	struct pst_err e;
-	locale_t locale;
 	int input;
 
 	if (test != NULL)
@@ -185,7 +184,7 @@ int main(int argc, char **argv)
 	 * Loaded now, while files can still be opened: glibc keeps the locale
 	 * data, and tarball_check()'s own newlocale() finds it there.
 	 */
-	locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	(void)newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	if (check_landlock_abi() == 0)
 		fprintf(stderr, PROG ": this kernel has no Landlock: the check runs confined by "
 			"seccomp and its limits only\n");
@@ -198,6 +197,5 @@ int main(int argc, char **argv)
 	}
 	if (input != CHECK_INPUT_FD)
 		close(input);
-	(void)locale;
 	return check(&req, &v) == 0 ? 0 : 1;
 }
