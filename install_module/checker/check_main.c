@@ -87,6 +87,32 @@ static const char *parse_options(int argc, char **argv)
 	return test;
 }
 
+/* The one fd passed with msg, or -1 when there were none or several (all closed then). */
+static int passed_fd(struct msghdr *msg)
+{
+	struct cmsghdr *c;
+	size_t i, count, seen = 0;
+	int fd = -1, one;
+
+	for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < count; i++, seen++) {
+			memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (seen == 0)
+				fd = one;
+			else
+				close(one);
+		}
+	}
+	if (seen > 1 && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* One request message with exactly one fd: a regular file opened read-only. */
 static int request_receive(struct check_request *req, int *input, struct pst_err *e)
 {
@@ -95,7 +121,6 @@ static int request_receive(struct check_request *req, int *input, struct pst_err
 	struct iovec iov = { buf, sizeof(buf) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
-	struct cmsghdr *c;
 	struct stat st;
 	ssize_t n;
 	int fl;
@@ -106,12 +131,7 @@ static int request_receive(struct check_request *req, int *input, struct pst_err
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return pst_fail(e, errno, "cannot read the request: %s", strerror(errno));
-	c = CMSG_FIRSTHDR(&m);
-	if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(input, CMSG_DATA(c), sizeof(int));
-	else if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		fds_close_from(CHECK_INPUT_FD + 1);
+	*input = passed_fd(&m);
 	if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || *input < 0)
 		return pst_fail(e, EBADMSG, "the request must come with exactly one fd");
 	if (check_request_parse(buf, (size_t)n, req, e) < 0)
@@ -131,6 +151,32 @@ static int verdict_send(const struct check_verdict *v)
 	return write(CHECK_CONN_FD, buf, sizeof(buf)) == (ssize_t)sizeof(buf) ? 0 : -1;
 }
 
+/*
+ * A refusal's reason as the verdict carries it: one line of valid UTF-8
+ * without control characters (libarchive's messages may quote member
+ * names), cut to fit at a character boundary.
+ */
+static void message_clean(const char *msg, char *out, size_t cap)
+{
+	size_t i = 0, o = 0, seq, len = strlen(msg);
+
+	while (i < len) {
+		seq = utf8_seq_len((const unsigned char *)msg + i, len - i);
+		if (seq == 0)
+			seq = 1;
+		if (o + (seq == 1 ? 1 : seq) >= cap)
+			break;
+		if (seq == 1 && ((unsigned char)msg[i] < 0x20 || (unsigned char)msg[i] >= 0x7f))
+			out[o++] = '?';
+		else {
+			memcpy(out + o, msg + i, seq);
+			o += seq;
+		}
+		i += seq;
+	}
+	out[o] = '\0';
+}
+
 static void verdict_from(struct check_verdict *v, int rc, const struct tarball_result *r,
 			 const struct pst_err *e)
 {
@@ -146,10 +192,8 @@ static void verdict_from(struct check_verdict *v, int rc, const struct tarball_r
 	}
 	v->outcome = (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT) ? CHECK_REFUSED
 		: CHECK_INTERNAL;
-	/* A message that cannot be sent as it is still says what kind of failure it was. */
-	release_news_excerpt(e->msg, strlen(e->msg), v->message);
-	if (strchr(v->message, '\n') != NULL || strchr(v->message, '\t') != NULL ||
-	    strlen(v->message) >= sizeof(v->message) || v->message[0] == '\0')
+	message_clean(e->msg, v->message, sizeof(v->message));
+	if (v->message[0] == '\0')
 		str_copy(v->message, sizeof(v->message), "the archive cannot be checked");
 }
 

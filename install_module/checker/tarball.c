@@ -98,8 +98,8 @@ static int memory_failed(struct scan *s)
 		return fail(s, ENOMEM, "out of memory while reading the archive");
 	return fail(s, EFBIG, "decompressing the file needs more memory than the limit of %llu "
 		    "MiB (limits.check_memory): compress it with settings that need less to "
-		    "decompress (xz -9 needs 65 MiB, zstd -19 needs 9 MiB; avoid --lzma2=dict= or "
-		    "--long above that)", (unsigned long long)(lim->check_memory >> 20));
+		    "decompress (xz -9 needs 65 MiB, zstd -19 9 MiB; a larger xz --lzma2=dict= or "
+		    "zstd --long needs more)", (unsigned long long)(lim->check_memory >> 20));
 }
 
 /* A failure reported by libarchive, unless one of our callbacks caused it. */
@@ -373,8 +373,6 @@ static int news_read(struct scan *s)
 
 	while (have < sizeof(buf)) {
 		n = archive_read_data(s->tar, buf + have, sizeof(buf) - have);
-		if (n < 0 && archive_errno(s->tar) == ENOMEM)
-			return memory_failed(s);
 		if (n < 0)
 			return archive_failed(s, s->tar, "the tar archive is damaged");
 		if (n == 0)

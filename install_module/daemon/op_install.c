@@ -6,8 +6,9 @@
  * once (upload_stage: copy and SHA-256) into an anonymous staging file on
  * the tree's filesystem, confirm that the upload did not change while it
  * was read, and have exactly that staging copy checked by the confined
- * checker (check_spawn: postern-check, another user, read-only fd); link the staging file into place with a call that cannot
- * replace an existing name; update indexes and ledger under the module lock.
+ * checker (check_spawn: postern-check, another user, read-only fd); link
+ * the staging file into place with a call that cannot replace an existing
+ * name; update indexes and ledger under the module lock.
  * MUST NOT: open any path the client named, overwrite a release (--force
  * first moves the old files to the attic), or leave a partial file in the
  * tree: the staging file has no name until it is complete and fsynced.

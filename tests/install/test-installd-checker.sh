@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..24"
+echo "1..25"
 
 # --- the sandbox itself ------------------------------------------------------
 "$CHECKER" --help >/dev/null 2>&1 && ok "postern-check --help exits 0" || not_ok "--help failed"
@@ -90,6 +90,20 @@ out=$(client ptinst-m install-module ptmod-3.0.tar.xz 2>&1)
 	ok "the upload stays in incoming, the tree is unchanged" || not_ok "memory refusal changed something"
 make_tarball ptinst-m ptmod-3.1.tar.xz
 check "the daemon goes on: the next install works" client ptinst-m install-module ptmod-3.1.tar.xz
+# The limit is the policy's: at 64M, even xz -9 (64 MiB dictionary) is too much.
+sed -i 's/^  time_limit: 60$/  time_limit: 60\n  check_memory: 64M/' /etc/postern/postern.yaml
+stop_daemon; start_daemon
+w=$(mktemp -d -p "$R")
+mkdir -p "$w/ptmod-3.2"
+echo "a small release" > "$w/ptmod-3.2/README"
+tar -C "$w" -cf - ptmod-3.2 | xz -9 > "$R/incoming/ptinst-m/ptmod-3.2.tar.xz"
+chown ptinst-m:ptinst-m "$R/incoming/ptinst-m/ptmod-3.2.tar.xz"
+out=$(client ptinst-m install-module ptmod-3.2.tar.xz 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'more memory than the limit of 64 MiB (limits.check_memory)' &&
+	[ -e "$R/incoming/ptinst-m/ptmod-3.2.tar.xz" ] &&
+	ok "limits.check_memory: 64M refuses xz -9, naming 64 MiB" || not_ok "check_memory 64M: $out"
+sed -i '/^  check_memory: 64M$/d' /etc/postern/postern.yaml
+stop_daemon; start_daemon
 
 # --- a hostile checker: the daemon believes nothing but one clean verdict ---------
 # fake_checker PROGRAM: serve the checker socket with PROGRAM (python) instead.
