@@ -1,7 +1,9 @@
 /*
- * Driver for bench/install-hash: runs tarball_check_copy() once on FILE with
- * a fresh O_TMPFILE staging file in DIR (as postern-installd does) and
- * prints the wall time in seconds. Usage: install-hash-driver FILE DIR
+ * Driver for bench/install-hash: the daemon's staging copy and hash
+ * (upload_stage() into a fresh O_TMPFILE in DIR, as postern-installd does),
+ * then the archive rules on that copy (tarball_check(), as postern-check
+ * does, here without its sandbox), once on FILE; prints the wall time in
+ * seconds. Usage: install-hash-driver FILE DIR
  */
 #define _GNU_SOURCE /* O_TMPFILE */
 #include <fcntl.h>
@@ -12,16 +14,18 @@
 
 #include "release_name.h"
 #include "tarball.h"
+#include "upload_stage.h"
 
 int main(int argc, char **argv)
 {
-	const struct policy_limits lim = { 2ULL << 30, 8ULL << 30, 200000, 100, 600 };
+	const struct policy_limits lim = { 2ULL << 30, 8ULL << 30, 200000, 100, 600, 0 };
 	struct timespec t0, t1;
 	struct release_name rn;
 	struct tarball_expect x;
 	struct tarball_result r;
 	struct pst_err e;
 	const char *base;
+	struct upload_staged st;
 	int upload, staging;
 
 	if (argc != 3) {
@@ -35,13 +39,14 @@ int main(int argc, char **argv)
 	}
 	x = (struct tarball_expect){ rn.module, rn.version, rn.compression, &lim };
 	upload = open(argv[1], O_RDONLY | O_CLOEXEC);
-	staging = open(argv[2], O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	staging = open(argv[2], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (upload < 0 || staging < 0) {
 		perror("install-hash-driver: open");
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (tarball_check_copy(upload, staging, &x, &r, &e) != 0) {
+	if (upload_stage(upload, staging, lim.max_compressed, &st, &e) != 0 ||
+	    lseek(staging, 0, SEEK_SET) != 0 || tarball_check(staging, &x, &r, &e) != 0) {
 		fprintf(stderr, "install-hash-driver: %s: %s\n", base, e.msg);
 		return 1;
 	}

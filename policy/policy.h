@@ -35,6 +35,7 @@ struct policy_limits {
 	uint64_t max_members;        /* default 200000 */
 	unsigned max_ratio;          /* uncompressed:compressed, default 100 */
 	unsigned time_limit;         /* seconds per install, default 600 */
+	uint64_t check_memory;       /* address space of the checker, bytes, default 512 MiB */
 };
 
 /* Scalar settings; every string is owned by the policy, NULL when unset. */

@@ -27,6 +27,7 @@ void policy_settings_defaults(struct policy_settings *s)
 	s->limits.max_members = 200000;
 	s->limits.max_ratio = 100;
 	s->limits.time_limit = 600;
+	s->limits.check_memory = 512ull << 20;
 	s->delete_window = 86400;
 	s->mirror_sync_interval = 300;
 }
@@ -125,6 +126,15 @@ static int read_time_limit(struct schema_ctx *c, const struct ynode *v, void *t)
 	return schema_uint(c, v, "limits.time_limit", 1, &STRUCT_OF(t)->limits.time_limit);
 }
 
+/* Below this the checker cannot even start libarchive and its decompressors. */
+#define CHECK_MEMORY_MIN (32ull << 20)
+
+static int read_check_memory(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_size(c, v, "limits.check_memory", CHECK_MEMORY_MIN,
+			   &STRUCT_OF(t)->limits.check_memory);
+}
+
 static int read_limits(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	static const struct schema_key keys[] = {
@@ -133,6 +143,7 @@ static int read_limits(struct schema_ctx *c, const struct ynode *v, void *t)
 		{ "max_members", read_max_members },
 		{ "max_ratio", read_max_ratio },
 		{ "time_limit", read_time_limit },
+		{ "check_memory", read_check_memory },
 	};
 	const struct policy_limits *l = &STRUCT_OF(t)->limits;
 	int rc = schema_walk(c, v, "limits", keys, sizeof(keys) / sizeof(keys[0]), t);

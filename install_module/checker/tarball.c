@@ -1,11 +1,10 @@
 /*
  * One streaming pass over an uploaded release tarball (see tarball.h).
  *
- * Design note. The upload is read exactly once. Three layers share one
+ * Design note. The input is read exactly once. Three layers share one
  * struct scan:
- *   upload   read(2) in CHUNK-sized pieces; each piece is hashed and
- *            written to the staging fd before anything else sees it, so
- *            the staging copy and the hash always cover the same bytes;
+ *   upload   read(2) in CHUNK-sized pieces of the daemon's staging copy
+ *            (the daemon hashed it; the checker only reads it);
  *   stream   a libarchive reader with the "raw" format and the built-in
  *            decompressors only (never an external program), fed by the
  *            upload layer; it yields the decompressed tar stream and tells
@@ -19,9 +18,9 @@
  *
  * MUST: stop at the first failure, with the first reason found (later
  * errors are libarchive's reaction to our callbacks failing); check every
- * cap while streaming, never only at the end; write nothing but staging_fd.
- * MUST NOT: extract, follow or open any member; fsync or unlink staging_fd
- * (the daemon decides what happens to it).
+ * cap while streaming, never only at the end.
+ * MUST NOT: extract, follow or open any member, or write anything: this
+ * runs inside postern-check's sandbox, which would kill it for trying.
  */
 #define _GNU_SOURCE /* tdestroy(), uselocale() */
 #include "tarball.h"
@@ -30,7 +29,6 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <locale.h>
-#include <openssl/evp.h>
 #include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "safefile.h"
+#include "release_news.h"
 #include "tarball_global.h"
 #include "text.h"
 
@@ -57,8 +55,7 @@ struct scan {
 	struct timespec deadline;
 	char top[TOP_MAX];
 	/* upload layer */
-	int upload_fd, staging_fd;
-	EVP_MD_CTX *md;
+	int upload_fd;
 	unsigned char *chunk;
 	/* stream and tar layers */
 	struct archive *stream;
@@ -87,13 +84,31 @@ static int fail(struct scan *s, int errnum, const char *fmt, ...)
 	return s->rc;
 }
 
+/*
+ * The checker runs under RLIMIT_AS (limits.check_memory): a stream whose
+ * header asks for more (an xz dictionary of 1.5 GiB, a zstd window of 2 GiB)
+ * makes the decoder's allocation fail, which libarchive reports as ENOMEM.
+ * That is the upload's fault, so it is a refusal that says what to do.
+ */
+static int memory_failed(struct scan *s)
+{
+	const struct policy_limits *lim = s->expect->limits;
+
+	if (lim->check_memory == 0)
+		return fail(s, ENOMEM, "out of memory while reading the archive");
+	return fail(s, EFBIG, "decompressing the file needs more memory than the limit of %llu "
+		    "MiB (limits.check_memory): compress it with settings that need less to "
+		    "decompress (xz -9 needs 65 MiB, zstd -19 9 MiB; a larger xz --lzma2=dict= or "
+		    "zstd --long needs more)", (unsigned long long)(lim->check_memory >> 20));
+}
+
 /* A failure reported by libarchive, unless one of our callbacks caused it. */
 static int archive_failed(struct scan *s, struct archive *a, const char *what)
 {
 	if (s->rc != 0)
 		return s->rc;
 	if (archive_errno(a) == ENOMEM)
-		return fail(s, ENOMEM, "out of memory while reading the archive");
+		return memory_failed(s);
 	return fail(s, EBADMSG, "%s: %s", what,
 		    archive_error_string(a) != NULL ? archive_error_string(a) : "unknown error");
 }
@@ -111,7 +126,7 @@ static int deadline_check(struct scan *s)
 	return 0;
 }
 
-/* Read, hash and copy the next piece of the upload; 0 at its end. */
+/* Read the next piece of the upload; 0 at its end. */
 static ssize_t upload_chunk(struct scan *s)
 {
 	const struct policy_limits *lim = s->expect->limits;
@@ -131,13 +146,6 @@ static ssize_t upload_chunk(struct scan *s)
 	if (s->out->compressed_size > lim->max_compressed)
 		return fail(s, EFBIG, "the file is larger than the limit of %llu bytes",
 			    (unsigned long long)lim->max_compressed);
-	if (n == 0)
-		return 0;
-	if (EVP_DigestUpdate(s->md, s->chunk, (size_t)n) != 1)
-		return fail(s, EIO, "internal error: SHA-256 failed");
-	rc = sf_write_full(s->staging_fd, s->chunk, (size_t)n);
-	if (rc < 0)
-		return fail(s, -rc, "writing the staging copy failed: %s", strerror(-rc));
 	return n;
 }
 
@@ -357,35 +365,9 @@ static int symlink_remember(struct scan *s, const char *name)
 	return node == NULL ? fail(s, ENOMEM, "out of memory") : 0;
 }
 
-/*
- * Keep the start of NEWS for the release mail: whole lines, at most
- * TARBALL_NEWS_LINES of them; it ends at a NUL or invalid UTF-8, and other
- * control characters than newline and tab become '?' so the mail body
- * cannot carry terminal escapes.
- */
-static void news_excerpt(const char *buf, size_t len, char *out)
-{
-	size_t i = 0, o = 0, seq, lines = 0;
-
-	while (i < len && lines < TARBALL_NEWS_LINES) {
-		seq = utf8_seq_len((const unsigned char *)buf + i, len - i);
-		if (seq == 0 || buf[i] == '\0')
-			break;
-		if (seq == 1 && ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) &&
-		    buf[i] != '\n' && buf[i] != '\t')
-			out[o] = '?';
-		else
-			memcpy(out + o, buf + i, seq);
-		lines += buf[i] == '\n';
-		o += seq;
-		i += seq;
-	}
-	out[o] = '\0';
-}
-
 static int news_read(struct scan *s)
 {
-	char buf[TARBALL_NEWS_MAX];
+	char buf[RELEASE_NEWS_MAX];
 	size_t have = 0;
 	la_ssize_t n;
 
@@ -397,7 +379,7 @@ static int news_read(struct scan *s)
 			break;
 		have += (size_t)n;
 	}
-	news_excerpt(buf, have, s->out->news_head);
+	release_news_excerpt(buf, have, s->out->news_head);
 	s->out->has_news = true;
 	return 0;
 }
@@ -490,18 +472,6 @@ static int trailing_scan(struct scan *s)
 	return 0;
 }
 
-static int digest_finish(struct scan *s)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0, i;
-
-	if (EVP_DigestFinal_ex(s->md, md, &len) != 1 || len != 32)
-		return fail(s, EIO, "internal error: SHA-256 failed");
-	for (i = 0; i < len; i++)
-		snprintf(s->out->sha256 + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
-
 static int scan_setup(struct scan *s, const struct tarball_expect *expect)
 {
 	const struct policy_limits *lim = expect->limits;
@@ -526,11 +496,8 @@ static int scan_setup(struct scan *s, const struct tarball_expect *expect)
 		return fail(s, errno != 0 ? errno : ENOENT, "internal error: no C.UTF-8 locale");
 	s->saved_locale = uselocale(s->utf8);
 	s->chunk = malloc(CHUNK);
-	s->md = EVP_MD_CTX_new();
-	if (s->chunk == NULL || s->md == NULL)
+	if (s->chunk == NULL)
 		return fail(s, ENOMEM, "out of memory");
-	if (EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1)
-		return fail(s, EIO, "internal error: SHA-256 is not available");
 	return 0;
 }
 
@@ -545,22 +512,18 @@ static void scan_free(struct scan *s)
 		uselocale(s->saved_locale);
 		freelocale(s->utf8);
 	}
-	EVP_MD_CTX_free(s->md);
 	free(s->chunk);
 }
 
-int tarball_check_copy(int upload_fd, int staging_fd, const struct tarball_expect *expect,
-		       struct tarball_result *out, struct pst_err *e)
+int tarball_check(int upload_fd, const struct tarball_expect *expect, struct tarball_result *out,
+		  struct pst_err *e)
 {
-	struct scan s = {
-		.expect = expect, .out = out, .e = e,
-		.upload_fd = upload_fd, .staging_fd = staging_fd,
-	};
+	struct scan s = { .expect = expect, .out = out, .e = e, .upload_fd = upload_fd };
 
 	memset(out, 0, sizeof(*out));
 	if (scan_setup(&s, expect) == 0 && stream_open(&s) == 0 && tar_open(&s) == 0 &&
-	    members_scan(&s) == 0 && trailing_scan(&s) == 0 && uncompressed_caps_check(&s) == 0)
-		digest_finish(&s);
+	    members_scan(&s) == 0 && trailing_scan(&s) == 0)
+		uncompressed_caps_check(&s);
 	scan_free(&s);
 	return s.rc;
 }

@@ -1,26 +1,18 @@
 /*
- * Checking an uploaded release tarball in one streaming pass.
+ * Checking an uploaded release tarball in one streaming pass: the archive
+ * rules. Only postern-check links this (and libarchive); it runs inside the
+ * checker's sandbox, on a read-only fd of the daemon's staging copy.
  *
- * tarball_check_copy() reads the upload fd once, in chunks. Every chunk is
- * hashed (SHA-256, libcrypto EVP), written to the staging fd and handed to
- * libarchive, which decompresses it and walks the tar members. Nothing is
+ * tarball_check() reads the fd once, in chunks, and hands them to
+ * libarchive, which decompresses them and walks the tar members. Nothing is
  * extracted; member data is only decompressed and counted (except the
- * first lines of a top-level NEWS, kept for the release mail).
- *
- * The caller (postern-installd) owns both fds:
- *   - upload_fd: the maintainer's file as passed over the socket, already
- *     checked to be a regular file; read from its current offset to EOF.
- *   - staging_fd: a new, empty file in <tree>/.staging/ (same filesystem as
- *     the tree), written from its current offset. This module does NOT
- *     fsync it, truncate it, rename it or unlink it: on success the daemon
- *     fsyncs and renames it into place; on any failure the daemon discards
- *     it. Its content is byte-identical to what was read from upload_fd.
+ * first lines of a top-level NEWS, kept for the release mail). It writes
+ * nothing: hashing and copying are the daemon's (daemon/upload_stage.h).
  *
  * Refusals (the upload's fault) return -EBADMSG, and for the caps -EFBIG
- * (sizes, members, ratio) or -ETIMEDOUT (time_limit); e says exactly what
- * was wrong and what to do. Any other negative errno is an internal error
- * (read/write failure, out of memory): the daemon reports it as such. In
- * all cases nothing but staging_fd was written.
+ * (sizes, members, ratio, the checker's memory limit) or -ETIMEDOUT
+ * (time_limit); e says exactly what was wrong and what to do. Any other
+ * negative errno is an internal error (read failure, out of memory).
  */
 #ifndef POSTERN_TARBALL_H
 #define POSTERN_TARBALL_H
@@ -32,6 +24,7 @@
 #include "errmsg.h"
 #include "policy.h"
 #include "release_name.h"
+#include "release_news.h"
 
 /* Decompressed bytes allowed after the tar end-of-archive marker (tar's
  * record padding is up to 10240 bytes), plus compressed bytes after the
@@ -40,20 +33,20 @@
 /* The ratio cap only applies once this much has been decompressed, so a
  * tiny tarball whose padding compresses to nothing is not refused. */
 #define TARBALL_RATIO_FLOOR (1024 * 1024)
-/* The release mail quotes at most this much of the top-level NEWS. */
-#define TARBALL_NEWS_LINES 40
-#define TARBALL_NEWS_MAX 4096
+#define TARBALL_NEWS_LINES RELEASE_NEWS_LINES
+#define TARBALL_NEWS_MAX RELEASE_NEWS_MAX
 
 struct tarball_expect {
 	const char *module;            /* from release_name_parse() */
 	const char *version;
 	enum release_compression compression;
-	const struct policy_limits *limits;   /* every field must be non-zero */
+	/* every field but check_memory must be non-zero; check_memory is the
+	 * RLIMIT_AS the caller set (0: none), named when memory runs out */
+	const struct policy_limits *limits;
 };
 
 struct tarball_result {
-	char sha256[65];               /* lowercase hex of the compressed bytes, NUL-terminated */
-	uint64_t compressed_size;      /* bytes read from upload_fd (= written to staging_fd) */
+	uint64_t compressed_size;      /* bytes read from upload_fd */
 	uint64_t uncompressed_size;    /* bytes of the decompressed tar stream */
 	uint64_t members;              /* tar entries, the top directory included */
 	bool has_news;                 /* "<module>-<version>/NEWS" is a regular file */
@@ -67,8 +60,8 @@ struct tarball_result {
  * The whole check. Returns 0 with *out filled, or a negative errno as
  * described above with e filled (and *out undefined).
  */
-int tarball_check_copy(int upload_fd, int staging_fd, const struct tarball_expect *expect,
-		       struct tarball_result *out, struct pst_err *e);
+int tarball_check(int upload_fd, const struct tarball_expect *expect, struct tarball_result *out,
+		  struct pst_err *e);
 
 enum tarball_member_kind {
 	TARBALL_MEMBER_FILE,
@@ -98,7 +91,7 @@ enum tarball_member_kind {
  * '..' components are not allowed") otherwise. linkname is ignored (may be
  * NULL) for other kinds.
  *
- * tarball_check_copy() adds the rules that need the whole archive: no
+ * tarball_check() adds the rules that need the whole archive: no
  * member lies under an earlier symlink member, and no hard link points to
  * one or under one (a hard link to a symlink would move its relative
  * target to another directory); and no pax global header sets a path

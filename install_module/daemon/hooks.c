@@ -14,7 +14,7 @@
 #define SAFE_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
 
 void hook_facts_from_install(struct hook_facts *f, const struct ledger_record *r,
-			     const struct tarball_result *t)
+			     const char *news_head)
 {
 	f->module = r->module;
 	f->version = r->version;
@@ -23,7 +23,7 @@ void hook_facts_from_install(struct hook_facts *f, const struct ledger_record *r
 	f->dir = r->dir;
 	f->sha256 = r->sha256;
 	f->maintainer = strcmp(r->maintainer, "yes") == 0;
-	f->news_head = t->has_news ? t->news_head : "";
+	f->news_head = news_head;
 }
 
 static void log_outcome(const char *hook, int rc, int status, const struct pst_err *e)

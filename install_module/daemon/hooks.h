@@ -10,7 +10,6 @@
 
 #include "installd.h"
 #include "ledger.h"
-#include "tarball.h"
 
 #define HOOK_TIMEOUT 300
 
@@ -25,8 +24,9 @@ struct hook_facts {
 	const char *news_head;     /* "" when the tarball has no NEWS */
 };
 
+/* news_head: the checker's NEWS excerpt, cleaned by check_verdict_parse() ("" for none). */
 void hook_facts_from_install(struct hook_facts *f, const struct ledger_record *r,
-			     const struct tarball_result *t);
+			     const char *news_head);
 
 /* hooks.after_install, then the release mail when mail.to is set. */
 void hooks_after_install(const struct installd *d, const struct hook_facts *f);

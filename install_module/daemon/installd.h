@@ -30,6 +30,7 @@ struct installd {
 	int locks_fd;      /* <state>/locks */
 	int attic_fd;      /* <state>/attic */
 	uid_t uid;         /* the daemon's own uid: owner of everything it trusts */
+	const char *check_socket;  /* where postern-check is started, one per connection */
 };
 
 /* Who asks, from SO_PEERCRED, and the session the client claims. */

@@ -2,7 +2,7 @@
  * postern-installd: the only writer of the public release tree.
  *
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
- *                    [--socket PATH --foreground]
+ *                    [--socket PATH --foreground] [--check-socket PATH]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
  *   postern-installd --help
  *
@@ -13,6 +13,10 @@
  * systemd the socket comes from socket activation (LISTEN_FDS); without it,
  * --socket PATH --foreground runs it standalone in the foreground (tests,
  * demo). It never forks into the background itself.
+ *
+ * Uploads are decoded only by postern-check, another user in a sandbox,
+ * reached through --check-socket (default /run/postern/check.sock, where
+ * postern-check.socket starts one checker per connection).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +46,7 @@ struct options {
 	const char *socket;
 	const char *user;
 	const char *socket_group;
+	const char *check_socket;
 	const char *reindex;
 	bool reindex_all;
 	bool foreground;
@@ -52,6 +57,7 @@ static void usage(FILE *to, int status)
 {
 	fprintf(to,
 		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH --foreground]\n"
+		"                        [--check-socket PATH]\n"
 		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n"
 		"       " PROG " --help\n");
 	if (to == stdout)
@@ -79,12 +85,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "all", no_argument, NULL, 'a' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "check-socket", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->config = POSTERN_CONFIG_FILE;
+	o->check_socket = POSTERN_CHECK_SOCKET;
 	while ((c = getopt_long(argc, argv, "C:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'C': o->config = optarg; break;
@@ -100,6 +108,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'a': o->reindex_all = true; break;
 		case 'f': o->foreground = true; break;
 		case 'h': usage(stdout, 0); break;
+		case 'k': o->check_socket = optarg; break;
 		default: usage(stderr, 2);
 		}
 	}
@@ -200,6 +209,7 @@ int main(int argc, char **argv)
 	d.config = o.config;
 	d.policy = policy;
 	d.set = policy_settings(policy);
+	d.check_socket = o.check_socket;
 	if (serving)
 		listen_fd = open_socket(&o, d.set, uid, sock_gid);
 	if (geteuid() == 0) {

@@ -3,10 +3,12 @@
  *
  * MUST: decide only from SO_PEERCRED (peer->user) and the passed fd; check
  * the fd is a regular file owned by that user before reading it; read it
- * once (tarball_check_copy) into an anonymous staging file on the tree's
- * filesystem, and confirm afterwards that the upload did not change while
- * it was read; link the staging file into place with a call that cannot
- * replace an existing name; update indexes and ledger under the module lock.
+ * once (upload_stage: copy and SHA-256) into an anonymous staging file on
+ * the tree's filesystem, confirm that the upload did not change while it
+ * was read, and have exactly that staging copy checked by the confined
+ * checker (check_spawn: postern-check, another user, read-only fd); link
+ * the staging file into place with a call that cannot replace an existing
+ * name; update indexes and ledger under the module lock.
  * MUST NOT: open any path the client named, overwrite a release (--force
  * first moves the old files to the attic), or leave a partial file in the
  * tree: the staging file has no name until it is complete and fsynced.
@@ -24,13 +26,14 @@
 #include <unistd.h>
 
 #include "attic.h"
+#include "check_spawn.h"
 #include "hooks.h"
 #include "ledger.h"
 #include "module_change.h"
 #include "release_name.h"
-#include "tarball.h"
 #include "tree_index.h"
 #include "tree_scan.h"
+#include "upload_stage.h"
 #include "wire_io.h"
 
 struct install_job {
@@ -43,7 +46,8 @@ struct install_job {
 	enum policy_basis basis;
 	char dir[RELEASE_DIR_MAX];
 	struct stat before;
-	struct tarball_result result;
+	struct upload_staged staged;
+	struct check_verdict verdict;
 	struct ledger_record earlier;     /* the latest install of this version, if any */
 	bool have_earlier;
 	struct ledger_record rec;
@@ -155,18 +159,15 @@ static bool upload_unchanged(const struct install_job *j)
 	if (after.st_size != j->before.st_size ||
 	    after.st_mtim.tv_sec != j->before.st_mtim.tv_sec ||
 	    after.st_mtim.tv_nsec != j->before.st_mtim.tv_nsec ||
-	    j->result.compressed_size != (uint64_t)after.st_size)
+	    j->staged.size != (uint64_t)after.st_size)
 		return refuse(j, "the upload changed while it was being checked (wait until it is complete, then run install-module again)");
 	return true;
 }
 
-/* Run the content checks into an anonymous staging file; returns its fd or -1. */
+/* Copy the upload into an anonymous staging file and have that checked; returns its fd or -1. */
 static int check_content(struct install_job *j)
 {
-	struct tarball_expect expect = {
-		.module = j->rn.module, .version = j->rn.version,
-		.compression = j->rn.compression, .limits = &j->d->set->limits,
-	};
+	const struct policy_limits *lim = &j->d->set->limits;
 	struct pst_err e;
 	int staging;
 	int rc;
@@ -178,14 +179,17 @@ static int check_content(struct install_job *j)
 		return -1;
 	}
 	wire_send_msg(j->peer->sock, WIRE_MSG_PROGRESS, "checking %s", j->req->name);
-	rc = tarball_check_copy(j->upload_fd, staging, &expect, &j->result, &e);
+	rc = upload_stage(j->upload_fd, staging, lim->max_compressed, &j->staged, &e);
+	if (rc == 0 && !upload_unchanged(j))
+		rc = -EAGAIN;           /* upload_unchanged() told the client */
+	else if (rc == 0)
+		rc = check_spawn_upload(j->d->check_socket, staging, &j->rn, lim, j->staged.size,
+					&j->verdict, &e);
 	if (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT)
 		refuse(j, e.msg);
-	else if (rc < 0)
+	else if (rc < 0 && rc != -EAGAIN)
 		fail(j, &e);
-	else if (!upload_unchanged(j))
-		rc = -EAGAIN;
-	else if (fchmod(staging, INSTALLD_TREE_FILE_MODE) != 0 || fsync(staging) != 0) {
+	else if (rc == 0 && (fchmod(staging, INSTALLD_TREE_FILE_MODE) != 0 || fsync(staging) != 0)) {
 		rc = pst_fail(&e, errno, "cannot sync the staging file: %s", strerror(errno));
 		fail(j, &e);
 	}
@@ -258,7 +262,7 @@ static void fill_record(struct install_job *j)
 	str_copy(r->module, sizeof(r->module), j->rn.module);
 	str_copy(r->version, sizeof(r->version), j->rn.version);
 	str_copy(r->file, sizeof(r->file), j->req->name);
-	str_copy(r->sha256, sizeof(r->sha256), j->result.sha256);
+	str_copy(r->sha256, sizeof(r->sha256), j->staged.sha256);
 	str_copy(r->maintainer, sizeof(r->maintainer), yes_no(j->basis != POLICY_OPEN));
 	str_copy(r->basis, sizeof(r->basis), basis_name(j->basis));
 	str_copy(r->dir, sizeof(r->dir), j->dir);
@@ -291,7 +295,7 @@ static int install_moves(void *arg, int module_fd, int event_fd, struct pst_err 
 	rc = link_into_place(mv->staging, dir_fd, j->req->name, e);
 	if (rc == 0)
 		rc = tree_write_sha256sum(dir_fd, j->rn.module, j->rn.version, j->req->name,
-					  j->result.sha256, e);
+					  j->staged.sha256, e);
 	close(dir_fd);
 	return rc;
 }
@@ -356,7 +360,7 @@ static bool withdrawn_with_other_bytes(struct install_job *j)
 		fail(j, &e);
 		return true;
 	}
-	if (!j->have_earlier || strcmp(j->earlier.sha256, j->result.sha256) == 0)
+	if (!j->have_earlier || strcmp(j->earlier.sha256, j->staged.sha256) == 0)
 		return false;
 	snprintf(reason, sizeof(reason),
 		 "version %s of %s was released before as %s (sha256 %s) and withdrawn; mirrors may still have it, so it may come back only with the same bytes: upload that file again, or use a new version number (the release team can override this with --force)",
@@ -369,7 +373,7 @@ static void report_ok(const struct install_job *j)
 {
 	audit_emit(LOG_INFO, "install_ok", &j->peer->session,
 		   "module", j->rn.module, "version", j->rn.version, "file", j->req->name,
-		   "sha256", j->result.sha256, "maintainer", yes_no(j->basis != POLICY_OPEN),
+		   "sha256", j->staged.sha256, "maintainer", yes_no(j->basis != POLICY_OPEN),
 		   "basis", basis_name(j->basis), "dir", j->rec.dir[0] ? j->rec.dir : j->dir,
 		   "forced", yes_no(j->req->flags & WIRE_FLAG_FORCE),
 		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
@@ -377,10 +381,10 @@ static void report_ok(const struct install_job *j)
 	if (dry_run(j))
 		wire_send_msg(j->peer->sock, WIRE_MSG_OK,
 			      "dry run: every check passed; it would be installed as sources/%s/%s/%s (sha256 %s); nothing was changed",
-			      j->rn.module, j->dir, j->req->name, j->result.sha256);
+			      j->rn.module, j->dir, j->req->name, j->staged.sha256);
 	else
 		wire_send_msg(j->peer->sock, WIRE_MSG_OK, "installed as sources/%s/%s/%s (sha256 %s)%s",
-			      j->rn.module, j->dir, j->req->name, j->result.sha256,
+			      j->rn.module, j->dir, j->req->name, j->staged.sha256,
 			      j->basis == POLICY_OPEN ? ", flagged as a non-maintainer upload" : "");
 }
 
@@ -441,7 +445,7 @@ bool installd_op_install(const struct installd *d, const struct installd_peer *p
 	if (changed) {
 		/* The client has its answer; hooks may take long and need not hold it. */
 		shutdown(peer->sock, SHUT_RDWR);
-		hook_facts_from_install(&facts, &j.rec, &j.result);
+		hook_facts_from_install(&facts, &j.rec, j.verdict.has_news ? j.verdict.news : "");
 		hooks_after_install(d, &facts);
 	}
 	return changed;

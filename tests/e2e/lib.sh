@@ -68,6 +68,7 @@ E2E_COMPONENTS=(
 	"postern-totp pam_module"
 	"postern-shell rshell"
 	"postern-installd install_module"
+	"postern-check install_module"
 	"postern-client client"
 )
 
@@ -154,6 +155,11 @@ e2e_system_users() {
 		useradd --system --gid postern --home-dir "$E2E_ROOT/state" --no-create-home \
 			--shell /usr/sbin/nologin postern
 	e2e_add_group uploaders
+	# The archive checker's user: owns nothing, writes nowhere.
+	e2e_add_group --system postern-check
+	getent passwd postern-check >/dev/null ||
+		useradd --system --gid postern-check --home-dir /nonexistent --no-create-home \
+			--shell /usr/sbin/nologin postern-check
 }
 
 # e2e_add_uploader USER: a maintainer account with postern-shell as its
@@ -294,8 +300,18 @@ e2e_start_sshd() {
 # Started as root, as under systemd: it binds the socket (postern:uploaders
 # 0660) and drops to the postern user for good before reading anything.
 e2e_start_installd() {
+	# The checker socket, as postern-check.socket makes it: one checker per
+	# connection, as postern-check, reachable by the daemon only.
+	systemd-socket-activate --seqpacket --accept --inetd -l "$E2E_ROOT/run/check.sock" \
+		setpriv --reuid=postern-check --regid=postern-check --clear-groups -- \
+		"$E2E_ROOT/bin/postern-check" </dev/null 2>/dev/null &
+	E2E_PIDS+=("$!")
+	e2e_wait_for "the checker socket" 100 test -S "$E2E_ROOT/run/check.sock"
+	chown postern:postern "$E2E_ROOT/run/check.sock"
+	chmod 0600 "$E2E_ROOT/run/check.sock"
 	"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" --user postern --socket-group uploaders \
-		--socket "$E2E_ROOT/run/installd.sock" --foreground </dev/null &
+		--socket "$E2E_ROOT/run/installd.sock" --check-socket "$E2E_ROOT/run/check.sock" \
+		--foreground </dev/null &
 	E2E_PIDS+=("$!")
 	e2e_wait_for "postern-installd" 100 test -S "$E2E_ROOT/run/installd.sock"
 }

@@ -1,13 +1,14 @@
 # Shared fixture of the postern-installd process tests (sourced, runs as root
 # inside private-etc and syslog-capture; see test-installd.sh).
 #
-# Users: ptinst-d runs the daemon (the `postern` role); ptinst-m maintains
-# ptmod and ptbig; ptinst-n maintains ptother; ptinst-rt is the release team.
+# Users: ptinst-d runs the daemon (the `postern` role); ptinst-c runs the
+# archive checker (the `postern-check` role); ptinst-m maintains ptmod and
+# ptbig; ptinst-n maintains ptother; ptinst-rt is the release team.
 # Group ptinst-up is the socket's group (the `uploaders` role).
 
 # enter_fixture "$@": from meson (as root), re-run the calling script inside
 # syslog-capture and private-etc with its own work directory $R; inside, set
-# the tool paths. Arguments: SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR.
+# the tool paths. Arguments: SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR CHECKER.
 enter_fixture() {
 	if [ -z "${PTINST_INNER:-}" ]; then
 		if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root"; exit 0; fi
@@ -19,11 +20,12 @@ enter_fixture() {
 		if [ "$rc" != 0 ]; then
 			echo "# audit log:"; sed 's/^/# /' "$R.log"
 			echo "# daemon stderr:"; sed 's/^/# /' "$R/daemon.err" 2>/dev/null
+			echo "# checker stderr:"; sed 's/^/# /' "$R/checker.err" 2>/dev/null
 		fi
 		rm -rf "$R" "$R.log"
 		exit "$rc"
 	fi
-	INSTALLD="$3" DRIVER="$4" ABUSE="$5" LOG="$R.log"
+	INSTALLD="$3" DRIVER="$4" ABUSE="$5" CHECKER="$7" LOG="$R.log"
 	trap 'kill_daemon' EXIT
 	setup_users
 	setup_dirs
@@ -42,6 +44,7 @@ check() { # check DESCRIPTION COMMAND...
 setup_users() {
 	groupadd -r ptinst-up
 	useradd -r -M -d /nonexistent -s /usr/sbin/nologin ptinst-d
+	useradd -r -M -d /nonexistent -s /usr/sbin/nologin ptinst-c
 	for u in ptinst-m ptinst-n ptinst-rt; do
 		useradd -M -d /nonexistent -s /bin/sh -G ptinst-up "$u"
 	done
@@ -88,11 +91,34 @@ YAML
 	chmod 0644 /etc/postern/postern.yaml
 }
 
-# Start the daemon and wait for its "ready" line (after recovery, before accepting).
+# The checker socket, as postern-check.socket makes it: one postern-check
+# per connection, as ptinst-c, reachable by the daemon's user only.
+start_checker() {
+	rm -f "$R/run/check.sock"
+	setsid systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
+		setpriv --reuid=ptinst-c --regid=ptinst-c --clear-groups --inh-caps=-all -- \
+		"$CHECKER" 2>>"$R/checker.err" &
+	CHECKD=$!
+	wait_until test -S "$R/run/check.sock"
+	chown ptinst-d:ptinst-d "$R/run/check.sock"
+	chmod 0600 "$R/run/check.sock"
+}
+
+stop_checker() {
+	[ -n "$CHECKD" ] || return 0
+	kill -9 -- "-$CHECKD" 2>/dev/null
+	wait "$CHECKD" 2>/dev/null || true
+	CHECKD=
+}
+
+# Start the daemon (and the checker socket, once) and wait for its "ready"
+# line (after recovery, before accepting).
 start_daemon() {
+	[ -n "$CHECKD" ] || start_checker
 	ready_before=$(grep -c 'postern-installd.*ready:' "$LOG" || true)
 	setsid "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
-		--socket "$R/run/installd.sock" --foreground 2>>"$R/daemon.err" &
+		--socket "$R/run/installd.sock" --check-socket "$R/run/check.sock" \
+		--foreground 2>>"$R/daemon.err" &
 	DAEMON=$!
 	wait_until daemon_ready_since "$ready_before"
 }
@@ -101,9 +127,11 @@ daemon_ready_since() {
 	[ "$(grep -c 'postern-installd.*ready:' "$LOG" || true)" -gt "$1" ]
 }
 
-# kill -9 the daemon and every connection handler it forked.
+# kill -9 the daemon and every connection handler it forked, and the checker socket.
 DAEMON=
+CHECKD=
 kill_daemon() {
+	stop_checker
 	[ -n "$DAEMON" ] || return 0
 	kill -9 -- "-$DAEMON" 2>/dev/null
 	# Its status is 137 by design; under set -e (the benches) a failing wait

@@ -16,10 +16,7 @@ const struct policy_limits run_defaults = {
 void check_fd(int upload, struct run *r)
 {
 	struct tarball_expect x = { "demo", "1.0", RELEASE_XZ, &run_defaults };
-	int staging = maker_memfd("staging");
-
 	memset(r, 0, sizeof(*r));
-	r->rc = tarball_check_copy(upload, staging, &x, &r->res, &r->e);
-	close(staging);
+	r->rc = tarball_check(upload, &x, &r->res, &r->e);
 	close(upload);
 }

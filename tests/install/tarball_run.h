@@ -21,8 +21,6 @@ struct run {
 	struct pst_err e;
 	unsigned char *upload;
 	size_t upload_len;
-	unsigned char *staged;
-	size_t staged_len;
 };
 
 /* The default caps: 2 GiB, 8 GiB, 200,000 members, 100:1, 600 s. */

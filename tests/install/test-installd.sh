@@ -189,7 +189,8 @@ check "daemon survived everything" kill -0 "$DAEMON"
 stop_daemon
 rm -f "$R/run/installd.sock"
 systemd-socket-activate -l "$R/run/installd.sock" \
-	setpriv --reuid=ptinst-d --regid=ptinst-d --clear-groups "$INSTALLD" -C /etc/postern/postern.yaml 2>>"$R/daemon.err" &
+	setpriv --reuid=ptinst-d --regid=ptinst-d --clear-groups "$INSTALLD" -C /etc/postern/postern.yaml \
+	--check-socket "$R/run/check.sock" 2>>"$R/daemon.err" &
 DAEMON=$!
 wait_until test -S "$R/run/installd.sock"
 chgrp ptinst-up "$R/run/installd.sock"; chmod 0660 "$R/run/installd.sock"
@@ -230,4 +231,5 @@ out=$(client ptinst-rt delete-own ptnew-1.1.tar.xz 2>&1)
 stop_daemon
 [ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
 trap - EXIT
+stop_checker
 [ "$failed" = 0 ]

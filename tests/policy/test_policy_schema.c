@@ -47,6 +47,7 @@ static void test_defaults(void **state)
 	assert_int_equal(s->limits.max_members, 200000);
 	assert_int_equal(s->limits.max_ratio, 100);
 	assert_int_equal(s->limits.time_limit, 600);
+	assert_int_equal(s->limits.check_memory, 512ull << 20);
 	assert_int_equal(s->delete_window, 86400);
 	assert_int_equal(s->mirror_sync_interval, 300);
 	assert_null(s->hook_doap_change);
@@ -76,7 +77,7 @@ static void test_every_key(void **state)
 		"  after_install: [/bin/true]\n"
 		"  mirror_sync: [/usr/bin/rsync, -a, /a/pub/, 'mirror::pub']\n"
 		"limits:\n  max_compressed: 1G\n  max_uncompressed: 4GiB\n  max_members: 1000\n"
-		"  max_ratio: 50\n  time_limit: 60\n"
+		"  max_ratio: 50\n  time_limit: 60\n  check_memory: 1G\n"
 		"delete_window: 0\n"
 		"mirror_sync_interval: 60\n"
 		"mail:\n  to: release@example.org\n  from: postern@example.org\n";
@@ -104,6 +105,7 @@ static void test_every_key(void **state)
 	assert_int_equal(s->limits.max_members, 1000);
 	assert_int_equal(s->limits.max_ratio, 50);
 	assert_int_equal(s->limits.time_limit, 60);
+	assert_int_equal(s->limits.check_memory, 1ull << 30);
 	assert_int_equal(s->delete_window, 0);
 	assert_int_equal(s->mirror_sync_interval, 60);
 	assert_string_equal(s->mail_to, "release@example.org");
@@ -185,6 +187,11 @@ static const struct bad bad_inputs[] = {
 	  "p.yaml:2:3: limits: max_uncompressed (1073741824) is smaller than max_compressed "
 	  "(4294967296)" },
 	{ "limits:\n  time_limit: -5\n", "p.yaml:2:15: limits.time_limit: expected a whole number, found '-5'" },
+	{ "limits:\n  check_memory: 1M\n",
+	  "p.yaml:2:17: limits.check_memory: must be at least 33554432" },
+	{ "limits:\n  check_memory: lots\n",
+	  "p.yaml:2:17: limits.check_memory: expected a size in bytes such as 2147483648 or 2G, "
+	  "found 'lots'" },
 	{ "limits:\n  max_ratio: 1K\n", "p.yaml:2:14: limits.max_ratio: expected a whole number, found '1K'" },
 	{ "delete_window: 1.5\n", "p.yaml:1:16: delete_window: expected a whole number, found '1.5'" },
 	{ "mirror_sync_interval: 0\n", "p.yaml:1:23: mirror_sync_interval: must be at least 1" },

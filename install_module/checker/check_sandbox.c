@@ -1,0 +1,160 @@
+/*
+ * postern-check's sandbox (see check_sandbox.h).
+ *
+ * MUST: leave the process able to read CHECK_INPUT_FD, write its verdict to
+ * CHECK_CONN_FD, allocate memory and exit, and nothing else: no open, no
+ * socket, no exec, no signals to others, no new fds. Any other system call
+ * kills the process (SIGSYS), which the daemon reports as a refusal.
+ * MUST NOT: be entered after decoding started, or fail open: every step
+ * that fails is an error (except Landlock on a kernel without it).
+ */
+#define _GNU_SOURCE
+#include "check_sandbox.h"
+
+#include <errno.h>
+#include <linux/landlock.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+/* Access rights of newer Landlock ABIs than the build headers may know. */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+
+static int limit(int resource, rlim_t value, const char *name, struct pst_err *e)
+{
+	const struct rlimit r = { value, value };
+
+	if (setrlimit(resource, &r) != 0)
+		return pst_fail(e, errno, "cannot set %s: %s", name, strerror(errno));
+	return 0;
+}
+
+static int limits_set(const struct check_confinement *c, struct pst_err *e)
+{
+	int rc = limit(RLIMIT_AS, (rlim_t)c->memory, "RLIMIT_AS", e);
+
+	if (rc == 0)
+		rc = limit(RLIMIT_CPU, (rlim_t)c->cpu_seconds, "RLIMIT_CPU", e);
+	if (rc == 0)
+		rc = limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", e);
+	if (rc == 0)
+		rc = limit(RLIMIT_NOFILE, CHECK_NOFILE, "RLIMIT_NOFILE", e);
+	if (rc == 0)
+		rc = limit(RLIMIT_NPROC, 0, "RLIMIT_NPROC", e);
+	if (rc == 0)
+		rc = limit(RLIMIT_CORE, 0, "RLIMIT_CORE", e);
+	return rc;
+}
+
+/* Every filesystem right the running kernel's Landlock ABI knows. */
+static __u64 landlock_all_fs(int abi)
+{
+	__u64 all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;   /* ABI 1: bits 0-12 */
+
+	if (abi >= 2)
+		all |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		all |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		all |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return all;
+}
+
+int check_landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi < 0 ? 0 : (int)abi;
+}
+
+/* A ruleset handling every right and allowing none: no path can be used at all. */
+static int landlock_deny_all(int *abi_out, struct pst_err *e)
+{
+	struct landlock_ruleset_attr attr;
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int fd;
+
+	*abi_out = 0;
+	if (abi < 0)
+		return (errno == ENOSYS || errno == EOPNOTSUPP) ? 0
+			: pst_fail(e, errno, "Landlock probe failed: %s", strerror(errno));
+	memset(&attr, 0, sizeof(attr));
+	attr.handled_access_fs = landlock_all_fs((int)abi);
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return pst_fail(e, errno, "cannot create a Landlock ruleset: %s", strerror(errno));
+	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
+		close(fd);
+		return pst_fail(e, errno, "cannot enter the Landlock ruleset: %s", strerror(errno));
+	}
+	close(fd);
+	*abi_out = (int)abi;
+	return 0;
+}
+
+#define ALLOW(call, ...) \
+	(rc == 0 ? (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(call), __VA_ARGS__)) : rc)
+
+/* The allow-list; everything else kills the process. One line per call, with why. */
+static int seccomp_rules(scmp_filter_ctx ctx)
+{
+	int rc = 0;
+
+	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_INPUT_FD));      /* the upload, and only it */
+	ALLOW(write, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_CONN_FD));      /* the verdict, and only there */
+	ALLOW(brk, 0);                                             /* malloc's heap */
+	ALLOW(mmap, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)); /* large allocations, never executable */
+	ALLOW(mprotect, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)); /* malloc arenas, never executable */
+	ALLOW(munmap, 0);                                          /* freeing them */
+	ALLOW(mremap, 0);                                          /* realloc of large blocks */
+	ALLOW(madvise, 0);                                         /* malloc returning memory */
+	ALLOW(clock_gettime, 0);                                   /* the time_limit deadline */
+	ALLOW(rt_sigreturn, 0);                                    /* return from a fatal signal's default path */
+	ALLOW(exit_group, 0);                                      /* the end */
+	ALLOW(exit, 0);                                            /* the end */
+	return rc;
+}
+
+static int seccomp_enter(struct pst_err *e)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	int rc;
+
+	if (ctx == NULL)
+		return pst_fail(e, ENOMEM, "cannot build the seccomp filter");
+	rc = seccomp_rules(ctx);
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc < 0)
+		return pst_fail(e, -rc, "cannot load the seccomp filter: %s", strerror(-rc));
+	return 0;
+}
+
+int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, struct pst_err *e)
+{
+	int rc;
+
+	/* Landlock needs no_new_privs and a free fd for its ruleset: both before the limits. */
+	fds_close_from(CHECK_INPUT_FD + 1);
+	rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0
+		: pst_fail(e, errno, "cannot set no_new_privs: %s", strerror(errno));
+	if (rc == 0)
+		rc = landlock_deny_all(landlock_abi, e);
+	if (rc == 0)
+		rc = limits_set(c, e);
+	if (rc == 0)
+		rc = seccomp_enter(e);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/*
+ * postern-check's confinement, entered once, before the first byte of the
+ * upload is decoded, and never left: resource limits, no new privileges,
+ * Landlock denying every filesystem access, and a seccomp allow-list.
+ */
+#ifndef POSTERN_CHECK_SANDBOX_H
+#define POSTERN_CHECK_SANDBOX_H
+
+#include <stdint.h>
+
+#include "errmsg.h"
+
+/* The only fds left open: the verdict socket and the upload (read-only). */
+#define CHECK_CONN_FD 0
+#define CHECK_INPUT_FD 1
+
+/* The highest fd number + 1 the checker may hold: its two fds and nothing more. */
+#define CHECK_NOFILE 2
+
+struct check_confinement {
+	uint64_t memory;        /* RLIMIT_AS, bytes */
+	unsigned cpu_seconds;   /* RLIMIT_CPU */
+};
+
+/* The kernel's Landlock ABI version, 0 when it has none (or it is disabled). */
+int check_landlock_abi(void);
+
+/*
+ * Close every fd above CHECK_INPUT_FD, set the limits, PR_SET_NO_NEW_PRIVS,
+ * Landlock (when the kernel has it; *landlock_abi is 0 when not) and the
+ * seccomp filter. Returns 0, or -errno with e filled: the caller must then
+ * not decode anything.
+ */
+int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, struct pst_err *e);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * The daemon's side of the checker boundary (see check_spawn.h).
+ *
+ * MUST: hand the checker a read-only fd only, with O_CLOEXEC copies on our
+ * side; wait a bounded time; accept exactly one verdict record and parse
+ * it strictly; treat silence, a short, long or malformed record, or a
+ * connection that ends first as a refusal.
+ * MUST NOT: take anything from the verdict but its outcome, its counts, its
+ * message and the NEWS excerpt (cleaned again by the parser): where and
+ * what to write is decided by the daemon alone.
+ */
+#define _GNU_SOURCE
+#include "check_spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "upload_stage.h"
+
+static int checker_connect(const char *path, struct pst_err *e)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return pst_fail(e, ENAMETOOLONG, "the checker socket path is too long");
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return pst_fail(e, errno, "cannot make a socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		int err = errno;
+
+		close(fd);
+		return pst_fail(e, err, "cannot reach the archive checker at %s: %s (is "
+				"postern-check.socket running?)", path, strerror(err));
+	}
+	return fd;
+}
+
+static int request_send(int sock, int input, const struct check_request *req, struct pst_err *e)
+{
+	unsigned char buf[CHECK_REQUEST_SIZE];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (!check_request_encode(req, buf))
+		return pst_fail(e, EINVAL, "the checker request cannot be encoded");
+	memset(ctl.b, 0, sizeof(ctl.b));
+	c = CMSG_FIRSTHDR(&m);
+	if (c == NULL)
+		return pst_fail(e, EINVAL, "no room to pass the upload's fd");
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &input, sizeof(int));
+	do
+		n = sendmsg(sock, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(buf))
+		return pst_fail(e, n < 0 ? errno : EPIPE, "cannot send the archive checker its request: %s",
+				n < 0 ? strerror(errno) : "short write");
+	return 0;
+}
+
+static int ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : ms > 3600000 ? 3600000 : (int)ms;
+}
+
+/* One message, exactly one verdict record long, before the deadline. */
+static int verdict_receive(int sock, unsigned seconds, struct check_verdict *v, struct pst_err *e)
+{
+	static unsigned char buf[CHECK_VERDICT_SIZE + 1];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct timespec deadline;
+	ssize_t n;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += (time_t)seconds;
+	do
+		r = poll(&p, 1, ms_left(&deadline));
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return pst_fail(e, ETIMEDOUT, "the archive checker gave no verdict within %u seconds",
+				seconds);
+	if (r < 0)
+		return pst_fail(e, errno, "waiting for the archive checker failed: %s", strerror(errno));
+	do
+		n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return pst_fail(e, EPIPE, "the archive checker stopped without a verdict (it crashed "
+				"or was killed for breaking its limits or its sandbox)");
+	if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0)
+		return pst_fail(e, EBADMSG, "the archive checker sent an oversized verdict");
+	if (check_verdict_parse(buf, (size_t)n, v, e) < 0) {
+		pst_err_prefix(e, "the archive checker sent a malformed verdict");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int check_spawn_run(const char *socket_path, int staging_fd, const struct check_request *req,
+		    struct check_verdict *v, struct pst_err *e)
+{
+	int input = upload_stage_reopen_readonly(staging_fd, e);
+	int sock;
+	int rc;
+
+	if (input < 0)
+		return input;
+	sock = checker_connect(socket_path, e);
+	if (sock < 0) {
+		close(input);
+		return sock;
+	}
+	rc = request_send(sock, input, req, e);
+	close(input);
+	if (rc == 0)
+		rc = verdict_receive(sock, req->limits.time_limit + CHECK_SPAWN_MARGIN_SEC, v, e);
+	close(sock);
+	return rc;
+}
+
+int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
+		       const struct policy_limits *limits, uint64_t size, struct check_verdict *v,
+		       struct pst_err *e)
+{
+	struct check_request req;
+	int rc;
+
+	memset(&req, 0, sizeof(req));
+	if (!str_copy(req.module, sizeof(req.module), rn->module) ||
+	    !str_copy(req.version, sizeof(req.version), rn->version))
+		return pst_fail(e, EINVAL, "module or version too long for the checker");
+	req.compression = rn->compression;
+	req.limits = *limits;
+	rc = check_spawn_run(socket_path, staging_fd, &req, v, e);
+	if (rc == -EPIPE || rc == -ETIMEDOUT)
+		return -EBADMSG;
+	if (rc < 0)
+		return rc;
+	switch (v->outcome) {
+	case CHECK_PASS:
+		break;
+	case CHECK_REFUSED:
+		return pst_fail(e, EBADMSG, "%s", v->message);
+	case CHECK_INTERNAL:
+		return pst_fail(e, EIO, "the archive checker failed: %s", v->message);
+	}
+	if (v->compressed != size)
+		return pst_fail(e, EBADMSG, "the archive checker read %llu bytes of the %llu staged",
+				(unsigned long long)v->compressed, (unsigned long long)size);
+	return 0;
+}
