@@ -10,8 +10,10 @@
  * the staging file into place with a call that cannot replace an existing
  * name; update indexes and ledger under the module lock.
  * MUST NOT: open any path the client named, overwrite a release (--force
- * first moves the old files to the attic), or leave a partial file in the
- * tree: the staging file has no name until it is complete and fsynced.
+ * first moves the old files to the attic), let a version back under another
+ * spelling or, once withdrawn, with other bytes (without --force), or leave
+ * a partial file in the tree: the staging file has no name until it is
+ * complete and fsynced.
  */
 #define _GNU_SOURCE
 #include "installd.h"
