@@ -92,6 +92,17 @@ push -a "$name" h:
 check "push: a name with UTF-8, spaces and shell characters lands under that exact name" landed "$name"
 expect_record "$PORT" "event=upload_done .* status=ok exit=0 files=\"G"
 
+# One file whose name holds the list separator is not two files: the list
+# in upload_done escapes ',' (and '%') inside a name (docs/AUDIT.md).
+echo comma >"$SRC/a,b%c"
+push -a "a,b%c" h:
+check "push: a name with ',' and '%' lands under that exact name" landed "a,b%c"
+expect_record "$PORT" "event=upload_done .* status=ok exit=0 files=a%2cb%25c$"
+echo x >"$SRC/x.tar.xz"
+echo y >"$SRC/y.tar.xz"
+push -a x.tar.xz y.tar.xz h:
+expect_record "$PORT" "event=upload_done .* status=ok exit=0 files=x.tar.xz,y.tar.xz$"
+
 # The destination name travels in the command line: through rsync's
 # escaping, our tokenizer, our re-escaping for rrsync and rrsync's splitter.
 # U+00A0 is white space to rrsync's (Python) splitter, so it must arrive
