@@ -193,6 +193,11 @@ size_t audit_format(char *out, size_t outlen, const char *event,
 		put_field(&o, "from", s->from, &truncated);
 		put_field(&o, "port", s->port, &truncated);
 		put_field(&o, "sid", s->sid, &truncated);
+		if (s->client_session[0] != '\0') {
+			put_field(&o, "client_from", s->client_from, &truncated);
+			put_field(&o, "client_port", s->client_port, &truncated);
+			put_field(&o, "client_session", s->client_session, &truncated);
+		}
 	}
 	for (i = 0; kv != NULL && kv[i] != NULL && !o.full; i += 2) {
 		keep = o.len;

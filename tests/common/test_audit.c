@@ -205,6 +205,27 @@ static void test_session_from_connection(void **state)
 	assert_string_not_equal(a.sid, c.sid);
 }
 
+/* A daemon's record: its own from/port/sid, then the client's claim, marked. */
+static void test_claimed_session_marked(void **state)
+{
+	const char *const kv[] = { "module", "gtk", NULL };
+	struct audit_session s;
+	char rec[AUDIT_RECORD_MAX], want[256];
+
+	(void)state;
+	audit_session_init(&s, "alice", NULL);
+	audit_format(rec, sizeof(rec), "install_ok", &s, kv);
+	assert_null(strstr(rec, "client_"));
+	strcpy(s.client_from, "192.0.2.7");
+	strcpy(s.client_port, "50122");
+	strcpy(s.client_session, "6f11660f5822bf26");
+	audit_format(rec, sizeof(rec), "install_ok", &s, kv);
+	snprintf(want, sizeof(want), "event=install_ok user=alice from=local port=- sid=%s "
+		 "client_from=192.0.2.7 client_port=50122 client_session=6f11660f5822bf26 module=gtk",
+		 s.sid);
+	assert_string_equal(rec, want);
+}
+
 static void test_session_refuses_bad_connection(void **state)
 {
 	struct audit_session s;
@@ -278,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_injection_attempts_stay_one_field),
 		cmocka_unit_test(test_session_from_connection),
 		cmocka_unit_test(test_session_refuses_bad_connection),
+		cmocka_unit_test(test_claimed_session_marked),
 		cmocka_unit_test(test_record_is_capped),
 		cmocka_unit_test(test_emit_routes_to_writer),
 		cmocka_unit_test(test_invalid_key_is_replaced),

@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..53"
+echo "1..54"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
@@ -29,7 +29,8 @@ st=$(stat -c '%U %a' "$R/state/ledger" "$R/state/locks" "$R/state/attic" | tr '\
 # --- a maintainer's install ------------------------------------------------
 make_tarball ptinst-m ptmod-1.0.tar.xz
 cp "$R/incoming/ptinst-m/ptmod-1.0.tar.xz" "$R/orig.tar.xz"
-out=$(client ptinst-m install-module ptmod-1.0.tar.xz 2>&1)
+# The client claims an SSH session; the daemon cannot verify it.
+out=$(SSH_CONNECTION="192.0.2.55 41234 127.0.0.1 22" client ptinst-m install-module ptmod-1.0.tar.xz 2>&1)
 rc=$?
 [ $rc = 0 ] && ok "maintainer installs ptmod-1.0.tar.xz" || not_ok "install failed ($rc): $out"
 d="$R/pub/sources/ptmod/1.0"
@@ -42,6 +43,9 @@ grep -q "op=install user=ptinst-m module=ptmod version=1.0 file=ptmod-1.0.tar.xz
 	ok "ledger records the install" || not_ok "ledger: $(cat "$R/state/ledger")"
 audit_has install_ok "user=ptinst-m" "module=ptmod" "version=1.0" "basis=maintainer" "peer_uid=$(id -u ptinst-m)" &&
 	ok "audit: install_ok with the peer's uid" || not_ok "no install_ok record"
+audit_has install_ok "user=ptinst-m from=local port=- sid=[0-9a-f]\{16\} client_from=192.0.2.55 client_port=41234 client_session=[0-9a-f]\{16\} module=ptmod" &&
+	ok "audit: the session the client claims is marked client_from/client_port/client_session, from/port/sid are the daemon's" ||
+	not_ok "install_ok does not mark the claimed session: $(grep 'event=install_ok' "$LOG" | head -1)"
 wait_until grep -q "^ptmod 1.0 ptinst-m yes [0-9a-f]\{64\}$" "$R/hooks/after.log" 2>/dev/null &&
 	ok "after_install hook ran with MODULE VERSION USER MAINTAINER_UPLOAD SHA256" || not_ok "hook log: $(cat "$R/hooks/after.log" 2>&1)"
 
