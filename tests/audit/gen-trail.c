@@ -36,11 +36,16 @@ static const char *only_user;
 static long daemon_uid;
 static long long clock_us = 1764743665000000LL;   /* 2025-12-03T06:34:25Z */
 
+/* The test's users exist (in its private /etc); a uid is never assumed. */
 static long uid_of(const char *user)
 {
 	struct passwd *pw = getpwnam(user);
 
-	return pw != NULL ? (long)pw->pw_uid : 65534;
+	if (pw == NULL) {
+		fprintf(stderr, "gen-trail: no user %s (create the test users first)\n", user);
+		exit(2);
+	}
+	return (long)pw->pw_uid;
 }
 
 static void journal_line(const char *tag, long uid, const char *exe, const char *msg)
@@ -163,7 +168,7 @@ static void admin_work(void)
 }
 
 /* What other local users can put into the journal: they cannot choose _UID
- * or _EXE. Mallory (uid 1003 in the test's private /etc) tries both. */
+ * or _EXE. Mallory, a local user (uid looked up), tries both. */
 static void journal_forgeries(void)
 {
 	struct audit_session s;
@@ -173,9 +178,9 @@ static void journal_forgeries(void)
 
 	audit_session_init(&s, "ptau-alice", "203.0.113.66 1234 198.51.100.1 22");
 	audit_format(rec, sizeof(rec), "install_ok", &s, install);
-	journal_line("postern-installd", 1003, "/usr/bin/logger", rec);
+	journal_line("postern-installd", uid_of("ptau-mallory"), "/usr/bin/logger", rec);
 	audit_format(rec, sizeof(rec), "command_allow", &s, command);
-	journal_line("postern-shell", 1003, "/usr/bin/logger", rec);
+	journal_line("postern-shell", uid_of("ptau-mallory"), "/usr/bin/logger", rec);
 }
 
 int main(int argc, char **argv)

@@ -28,7 +28,7 @@ install -d -m 0755 "$SRC" "$ROOT/pulled"
 cat >"$ROOT/bin/ssh-helper" <<HELPER
 #!/bin/sh
 shift
-exec setpriv --reuid $SHELL_UID --regid $SHELL_UID --init-groups \\
+exec setpriv --reuid $SHELL_UID --regid $SHELL_GID --init-groups \\
 	env -i "SSH_CONNECTION=$SHELL_CONN_HOST \$HELPER_PORT 192.0.2.1 22" \${HELPER_EXTRA:+"\$HELPER_EXTRA"} \\
 	"$SH" -c "\$*"
 HELPER
