@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..54"
+echo "1..58"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" -C /etc/postern/postern.yaml --socket "$R/run/x.sock" --foreground 2>&1)
@@ -125,6 +125,32 @@ out=$(client ptinst-m delete-own ptmod-1.2.1.tar.bz2 2>&1)
 	ok "indexes follow the deletion" || not_ok "after delete: $(cache_versions ptmod); $(ls "$R/pub/sources/ptmod/1.2")"
 audit_has delete "kind=release" "file=ptmod-1.2.1.tar.bz2" "attic=attic/ptmod/" && grep -q "op=delete user=ptinst-m .*file=ptmod-1.2.1.tar.bz2" "$R/state/ledger" &&
 	ok "deletion in the audit log and the ledger" || not_ok "delete records"
+
+# --- delete-own of whatever rsync can leave in incoming ----------------------
+# Names starting with '-' or '.', a directory tree, symlinks out of it: all
+# the user's own, so delete-own removes them, as the user, following nothing.
+in="$R/incoming/ptinst-m"
+install -d -m 0755 "$R/outside"
+echo keep >"$R/outside/target"
+as ptinst-m sh -c "cd '$in' && echo x >-rf && echo x >.partial && mkdir -p sub/deeper/deepest &&
+	echo x >sub/deeper/deepest/f && ln -s '$R/outside/target' sub/deeper/to-target &&
+	ln -s '$R/outside' sub/to-dir && ln -s '$R/outside' lnk"
+out=$(client ptinst-m list 2>&1)
+printf '%s' "$out" | grep -qF -- "-rf  (a file, not an upload install-module takes; remove it with: delete-own -- '-rf')" &&
+	printf '%s' "$out" | grep -qF "sub  (a directory," && printf '%s' "$out" | grep -qF ".partial  (a file," &&
+	printf '%s' "$out" | grep -qF "lnk  (a symlink," &&
+	ok "list shows entries install-module does not take, with how to remove them" || not_ok "list of odd entries: $out"
+out=$(client ptinst-m delete-own -rf 2>&1)
+[ $? = 2 ] && [ -e "$in/-rf" ] && ok "delete-own -rf without '--' is a usage error, nothing removed" || not_ok "delete-own -rf: $out"
+client ptinst-m delete-own -- -rf >/dev/null 2>&1 && client ptinst-m delete-own .partial >/dev/null 2>&1 &&
+	client ptinst-m delete-own sub >/dev/null 2>&1 && client ptinst-m delete-own -- lnk >/dev/null 2>&1
+rc=$?
+[ $rc = 0 ] && [ -z "$(ls -A "$in" | grep -v '^ptmod\|^ptbig\|^ptother')" ] &&
+	[ "$(cat "$R/outside/target")" = keep ] && [ -d "$R/outside" ] &&
+	ok "delete-own -- -rf, .partial, a directory tree and a symlink: gone; what the links point to: untouched" ||
+	not_ok "odd entries ($rc): $(ls -lA "$in"); outside: $(ls -lA "$R/outside")"
+audit_has delete "kind=pending" "file=sub " && audit_has delete "kind=pending" 'file="-rf"\|file=-rf ' &&
+	ok "audit: each removal logged as delete kind=pending" || not_ok "no delete records for the odd entries"
 
 # --- hooks: mirror_sync is debounced ----------------------------------------
 wait_until test -s "$R/hooks/sync.log"
