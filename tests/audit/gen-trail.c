@@ -68,15 +68,32 @@ static void journal_line(const char *tag, long uid, const char *exe, const char 
 	json_decref(o);
 }
 
+/*
+ * How postern-installd logs for a client of session s: its own from=local
+ * and connection id, the client's claim in client_from/port/session.
+ */
+static const struct audit_session *daemon_view(const struct audit_session *s,
+					       struct audit_session *d)
+{
+	audit_session_init(d, s->user, NULL);
+	memcpy(d->client_from, s->from, sizeof(d->client_from));
+	memcpy(d->client_port, s->port, sizeof(d->client_port));
+	memcpy(d->client_session, s->sid, sizeof(d->client_session));
+	return d;
+}
+
 /* One record from program `emitter` (enum emitter), as that program would log it. */
 static void emit(unsigned emitter, int priority, const char *event,
 		 const struct audit_session *s, const char *const kv[])
 {
 	char rec[AUDIT_RECORD_MAX], msg[AUDIT_RECORD_MAX + 64];
+	struct audit_session daemon;
 
 	if ((only_emitter != 0 && emitter != only_emitter) ||
 	    (only_user != NULL && strcmp(only_user, s->user) != 0))
 		return;
+	if (emitter == EMIT_INSTALLD)
+		s = daemon_view(s, &daemon);
 	if (!journal_mode) {
 		if (emitter == EMIT_PAM) {
 			openlog("sshd", LOG_PID, LOG_AUTHPRIV);

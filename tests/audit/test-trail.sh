@@ -53,7 +53,7 @@ sid=$(python3 -c "
 import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)['record']
-    if r['event'] == 'install_ok' and r['user'] == 'ptau-alice': print(r['sid'])" "$work/all.json")
+    if r['event'] == 'install_ok' and r['user'] == 'ptau-alice': print(r['client_session'])" "$work/all.json")
 story=$("$audit" -q --json session "$sid" "$work/auth.log" | python3 -c "
 import json, sys
 print(' '.join(json.loads(l)['record']['event'] for l in sys.stdin))")
