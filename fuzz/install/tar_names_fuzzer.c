@@ -40,7 +40,8 @@ static void one_member(struct tarball_names *names, char *rec, size_t len, char 
 		abort();
 	if (rc != 0)
 		return;
-	if (strchr(name, '\\') != NULL || strchr(link, '\\') != NULL)
+	if (strchr(name, '\\') != NULL || ((kind == TARBALL_MEMBER_SYMLINK ||
+	    kind == TARBALL_MEMBER_HARDLINK) && strchr(link, '\\') != NULL))
 		abort();
 	for (i = 0; i < *n_seen; i++)
 		if (strcmp(seen[i], name) == 0)
