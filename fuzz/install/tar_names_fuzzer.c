@@ -4,7 +4,7 @@
  * "<name>\0<link target>". Each member that tarball_member_check() allows
  * goes through tarball_names_add(), as tarball.c does. A refusal must come
  * with a reason; an accepted member holds no backslash; and no two
- * accepted members may have the same name.
+ * accepted members may have the same name, unless both are directories.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -46,7 +46,7 @@ static void one_member(struct tarball_names *names, char *rec, size_t len, char 
 	for (i = 0; i < *n_seen; i++)
 		if (strcmp(seen[i], name) == 0)
 			abort();
-	if (*n_seen < MEMBERS_MAX)
+	if (*n_seen < MEMBERS_MAX && kind != TARBALL_MEMBER_DIR)
 		seen[(*n_seen)++] = name;
 }
 

@@ -39,7 +39,7 @@
 struct folded {
 	char *key;       /* the folded name, the tree's order */
 	char *name;      /* the member's own name, without a trailing '/' */
-	bool symlink;
+	enum tarball_member_kind kind;
 };
 
 struct tarball_names {
@@ -319,7 +319,7 @@ static int fold_failed(const char *member, struct pst_err *why)
 /* The earlier member whose folded name is key, or NULL. */
 static struct folded *folded_find(struct tarball_names *names, char *key)
 {
-	struct folded probe = { key, NULL, false };
+	struct folded probe = { key, NULL, TARBALL_MEMBER_UNKNOWN };
 	struct folded **hit = tfind(&probe, &names->tree, folded_compare);
 
 	return hit != NULL ? *hit : NULL;
@@ -343,7 +343,7 @@ static int through_symlink_check(struct tarball_names *names, const char *member
 		key[i] = '\0';
 		hit = folded_find(names, key);
 		key[i] = c;
-		if (hit != NULL && hit->symlink) {
+		if (hit != NULL && hit->kind == TARBALL_MEMBER_SYMLINK) {
 			refuse(why, "member %.*s goes through the symlink %.*s on case-insensitive "
 			       "or Unicode-normalising file systems (macOS, Windows): a symlink may "
 			       "not stand for a directory or a file of the archive",
@@ -354,7 +354,8 @@ static int through_symlink_check(struct tarball_names *names, const char *member
 	return 0;
 }
 
-static int remember(struct tarball_names *names, char *key, const char *name, bool symlink)
+static int remember(struct tarball_names *names, char *key, const char *name,
+		    enum tarball_member_kind kind)
 {
 	size_t len = strlen(name);
 	struct folded *f = calloc(1, sizeof(*f)), **node;
@@ -363,7 +364,7 @@ static int remember(struct tarball_names *names, char *key, const char *name, bo
 		return -ENOMEM;
 	f->key = key;
 	f->name = strndup(name, len > 0 && name[len - 1] == '/' ? len - 1 : len);
-	f->symlink = symlink;
+	f->kind = kind;
 	node = f->name != NULL ? tsearch(f, &names->tree, folded_compare) : NULL;
 	if (node == NULL || *node != f) {
 		f->key = NULL;
@@ -377,10 +378,14 @@ static int remember(struct tarball_names *names, char *key, const char *name, bo
  * A repeated name is refused too: libarchive reads pax names NFC
  * normalised, so two members it reports with the same name may be two
  * spellings that GNU tar writes as two files on Linux and one elsewhere.
+ * Only a directory may be repeated (tar --append, hand-made archives): two
+ * spellings of one directory merge elsewhere, and what each holds is
+ * checked member by member, so nothing in them can collide unseen.
  */
-static int name_add(struct tarball_names *names, const char *name, bool symlink,
-		    struct pst_err *why)
+static int name_add(struct tarball_names *names, const char *name,
+		    enum tarball_member_kind kind, struct pst_err *why)
 {
+	bool same_bytes;
 	char *key = fold_key(name);
 	struct folded *earlier;
 	int rc;
@@ -393,9 +398,12 @@ static int name_add(struct tarball_names *names, const char *name, bool symlink,
 	if (rc != 0)
 		return rc;
 	if (earlier == NULL)
-		return remember(names, key, name, symlink);
-	if (strncmp(earlier->name, name, strlen(earlier->name)) == 0 &&
-	    strspn(name + strlen(earlier->name), "/") == strlen(name + strlen(earlier->name)))
+		return remember(names, key, name, kind);
+	same_bytes = strncmp(earlier->name, name, strlen(earlier->name)) == 0 &&
+		     strspn(name + strlen(earlier->name), "/") == strlen(name + strlen(earlier->name));
+	if (same_bytes && kind == TARBALL_MEMBER_DIR && earlier->kind == TARBALL_MEMBER_DIR)
+		return 0;
+	if (same_bytes)
 		refuse(why, "member %.*s appears twice in the archive (perhaps spelled in two "
 		       "Unicode forms, which tar programs read differently); a release holds "
 		       "each member once", shown_len(name), name);
@@ -424,5 +432,5 @@ int tarball_names_add(struct tarball_names *names, const char *name,
 		if (rc != 0)
 			return rc;
 	}
-	return name_add(names, name, kind == TARBALL_MEMBER_SYMLINK, why);
+	return name_add(names, name, kind, why);
 }

@@ -67,7 +67,8 @@ static void test_case_collisions(void **state)
 		DIR_("demo-1.0/src/"), FILE_("demo-1.0/src/a.c"),
 	};
 	const struct maker_member twice[] = { TOP, FILE_("demo-1.0/a"), FILE_("demo-1.0/a") };
-	const struct maker_member dir_twice[] = { TOP, DIR_("demo-1.0/d/"), DIR_("demo-1.0/d") };
+	const struct maker_member dir_as_file[] = { TOP, DIR_("demo-1.0/d/"), FILE_("demo-1.0/d") };
+	const struct maker_member dir_twice[] = { TOP, DIR_("demo-1.0/d/"), DIR_("demo-1.0/d"), TOP };
 
 	(void)state;
 	refused(files, N(files), "member demo-1.0/readme and member demo-1.0/README have names "
@@ -76,7 +77,8 @@ static void test_case_collisions(void **state)
 	refused(kelvin, N(kelvin), "the same file on case-insensitive");
 	refused(sharp_s, N(sharp_s), "the same file on case-insensitive");
 	refused(twice, N(twice), "member demo-1.0/a appears twice in the archive");
-	refused(dir_twice, N(dir_twice), "member demo-1.0/d/ appears twice");
+	refused(dir_as_file, N(dir_as_file), "member demo-1.0/d appears twice");
+	accepted(dir_twice, N(dir_twice));
 	accepted(distinct, N(distinct));
 }
 
