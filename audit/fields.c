@@ -5,19 +5,18 @@
 #include <string.h>
 
 #include "text.h"
+#include "unicode.h"
 
-/* Valid UTF-8 that would still fake a line break or reorder what a terminal
- * shows: C1 controls, LRM/RLM, U+2028..U+202E and U+2066..U+2069. The same
- * set common/audit.c escapes. */
+/* Valid UTF-8 that would still fake a line break, reorder what a terminal
+ * shows or print as nothing: C1 controls, U+2028, U+2029 and the
+ * characters common/unicode.h says print as nothing. The same set
+ * common/audit.c escapes. */
 static bool is_hidden_control(const unsigned char *s, size_t n)
 {
-	if (n == 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
-		return true;
-	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 &&
-	    (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae)))
-		return true;
-	return n == 3 && s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xa6 &&
-	       s[2] <= 0xa9;
+	unsigned cp = utf8_decode(s, n);
+
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       codepoint_prints_nothing(cp);
 }
 
 size_t fields_printable_len(const unsigned char *s, size_t avail)
@@ -72,7 +71,7 @@ static const char *unprintable_reason(const struct cursor *c)
 		return "invalid UTF-8";
 	if (n == 1)
 		return "unescaped control character";
-	return "unescaped invisible control character (line separator, bidi or C1)";
+	return "unescaped invisible character (line separator, bidi, C1 or one that prints as nothing)";
 }
 
 static int parse_key(struct cursor *c)

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "audit_list.h"
 #include "events.h"
 #include "fields.h"
 #include "table.h"
@@ -125,6 +126,30 @@ static void table_records(FILE *out, const struct record_set *set, bool sessions
 	free(details);
 }
 
+/* The fields that hold an audit list (audit_list.h). */
+static const char *const list_keys[] = { "files", NULL };
+
+/*
+ * The items of list value v as a JSON array, or null when v is not a list
+ * as the writer encodes it or the record was cut (its last item could be
+ * a cut name).
+ */
+static json_t *json_list(const char *v, bool truncated)
+{
+	json_t *items = json_array();
+	char item[FIELDS_RECORD_MAX];
+	const char *cursor = v;
+	int rc = 0;
+
+	while (!truncated && (rc = audit_list_next(&cursor, item, sizeof(item))) > 0)
+		json_array_append_new(items, json_string(item));
+	if (truncated || rc < 0) {
+		json_decref(items);
+		return json_null();
+	}
+	return items;
+}
+
 static json_t *json_of(const struct kept_record *k, unsigned part)
 {
 	const struct trail_record *r = &k->r;
@@ -147,6 +172,10 @@ static json_t *json_of(const struct kept_record *k, unsigned part)
 	for (i = 0; i < r->f.count; i++)
 		json_object_set_new(rec, r->f.key[i], json_string(r->f.value[i]));
 	json_object_set_new(obj, "record", rec);
+	for (i = 0; i < r->f.count; i++)
+		if (key_in(r->f.key[i], list_keys))
+			json_object_set_new(obj, r->f.key[i], json_list(r->f.value[i],
+					    fields_get(&r->f, "truncated") != NULL));
 	return obj;
 }
 

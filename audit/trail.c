@@ -103,6 +103,27 @@ static bool is_session_id(const char *s)
 	return s[16] == '\0';
 }
 
+/*
+ * postern-installd's own from, port and sid name its socket connection
+ * ("local"); what its client claimed about the SSH session comes as
+ * client_from, client_port, client_session. Sessions and --from are about
+ * the SSH session, so a daemon record is joined to the one its client
+ * claims: a claim by a process of the same user (the record's user is the
+ * kernel's word), as docs/AUDIT.md says.
+ */
+static void join_claimed_session(struct trail_record *r)
+{
+	const char *sid = fields_get(&r->f, "client_session");
+	const char *from = fields_get(&r->f, "client_from");
+	const char *port = fields_get(&r->f, "client_port");
+
+	if (r->emitter != EMIT_INSTALLD || sid == NULL || !is_session_id(sid))
+		return;
+	r->sid = sid;
+	r->from = from != NULL ? from : "-";
+	r->port = port != NULL ? port : "-";
+}
+
 static int check_schema(struct trail_record *r, struct pst_err *why)
 {
 	const struct event_info *ev;
@@ -135,6 +156,7 @@ static int check_schema(struct trail_record *r, struct pst_err *why)
 		return pst_fail(why, EINVAL, "%s does not emit %s events", emitter_name(r->emitter), r->event);
 	if (!is_session_id(r->sid))
 		return pst_fail(why, EINVAL, "sid \"%s\" is not 16 hex digits", r->sid);
+	join_claimed_session(r);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "text.h"
+#include "unicode.h"
 
 #define AUDIT_MAX_PAIRS 32
 #define TRUNCATED_MARK " truncated=yes"
@@ -54,18 +55,15 @@ static bool value_is_bare(const char *v)
 	return true;
 }
 
-/* Code points that are valid UTF-8 but can still fake a line break or
- * reorder what a terminal shows. */
+/* Code points that are valid UTF-8 but can still fake a line break (C1,
+ * U+2028, U+2029), reorder what a terminal shows (bidi controls) or print as
+ * nothing (common/unicode.h), so that two values would look the same. */
 static bool codepoint_is_hidden_control(const unsigned char *s, size_t n)
 {
-	if (n == 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
-		return true;
-	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 &&
-	    (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae)))
-		return true;
-	if (n == 3 && s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
-		return true;
-	return false;
+	unsigned cp = utf8_decode(s, n);
+
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       codepoint_prints_nothing(cp);
 }
 
 /* The escaped form of the unit starting at p; returns input bytes consumed. */
@@ -195,6 +193,11 @@ size_t audit_format(char *out, size_t outlen, const char *event,
 		put_field(&o, "from", s->from, &truncated);
 		put_field(&o, "port", s->port, &truncated);
 		put_field(&o, "sid", s->sid, &truncated);
+		if (s->client_session[0] != '\0') {
+			put_field(&o, "client_from", s->client_from, &truncated);
+			put_field(&o, "client_port", s->client_port, &truncated);
+			put_field(&o, "client_session", s->client_session, &truncated);
+		}
 	}
 	for (i = 0; kv != NULL && kv[i] != NULL && !o.full; i += 2) {
 		keep = o.len;

@@ -27,12 +27,21 @@
 #define AUDIT_RECORD_MAX 2048
 #define AUDIT_VALUE_MAX 512
 
-/* Who and where: carried by every record. */
+/*
+ * Who and where: carried by every record. The client_* fields are what a
+ * client claimed about its own session to a daemon that cannot verify it
+ * (postern-installd learns only uid and pid, from SO_PEERCRED): when
+ * client_session is set, they are written as client_from, client_port and
+ * client_session right after sid, and from, port, sid are the daemon's own.
+ */
 struct audit_session {
 	char user[64];
 	char from[64];
 	char port[8];
 	char sid[20];
+	char client_from[64];
+	char client_port[8];
+	char client_session[20];
 };
 
 /*

@@ -84,11 +84,27 @@ static int list_check(size_t argc, char *const argv[], struct pst_err *e)
 	return 0;
 }
 
+/*
+ * delete-own [--] NAME: NAME may be any entry rsync can leave in incoming,
+ * so after "--" it may start with '-' or '.'; it stays one plain name.
+ */
 static int delete_check(size_t argc, char *const argv[], struct pst_err *e)
 {
-	if (argc != 2)
-		return pst_fail(e, EINVAL, "delete-own: give exactly one file (usage: delete-own FILE)");
-	return shell_file_name_check("delete-own", argv[1], e);
+	bool dashdash = argc == 3 && strcmp(argv[1], "--") == 0;
+	const char *name = dashdash ? argv[2] : argv[1];
+
+	if (argc != 2 && !dashdash)
+		return pst_fail(e, EINVAL, "delete-own: give exactly one file (usage: delete-own [--] FILE)");
+	if (name[0] == '-' && !dashdash)
+		return pst_fail(e, EINVAL, "delete-own: '%s': file names may not start with '-' "
+				"unless after '--' (delete-own -- %s)", name, name);
+	if (name[0] == '\0' || strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return pst_fail(e, EINVAL, "delete-own: '%s': give the plain name of an entry in your "
+				"incoming directory, without '/'", name);
+	if (strlen(name) > FILE_NAME_MAX)
+		return pst_fail(e, EINVAL, "delete-own: file name longer than %d bytes", FILE_NAME_MAX);
+	return 0;
 }
 
 static int help_check(size_t argc, char *const argv[], struct pst_err *e)

@@ -47,7 +47,7 @@ void shell_help_print(FILE *out, const char *user, const struct policy *policy)
 		"                             install uploaded release tarballs\n"
 		"                             (--force: release team, replace a version)\n"
 		"  list [MODULE]              list releases and your pending uploads\n"
-		"  delete-own FILE            delete one of your uploads or recent releases\n"
+		"  delete-own [--] FILE       delete one of your uploads or recent releases\n"
 		"  help                       this text\n");
 	if (incoming != NULL)
 		fprintf(out, "Uploads go to %s/%s/ (names are relative to it).\n", incoming, user);

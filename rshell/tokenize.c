@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "unicode.h"
 
 struct meta {
 	char c;
@@ -81,34 +82,9 @@ static const char *control_name(unsigned cp)
 	}
 }
 
-static unsigned decode(const unsigned char *s, size_t n)
-{
-	unsigned cp;
-	size_t i;
-
-	if (n == 1)
-		return s[0];
-	cp = s[0] & (0xff >> (n + 1));
-	for (i = 1; i < n; i++)
-		cp = (cp << 6) | (s[i] & 0x3f);
-	return cp;
-}
-
-/* Code points that are valid text but can fake a line break or reorder
- * what a terminal or log viewer shows. */
-/* Characters that print as nothing: two names that look the same in a
- * listing or a log could differ by one of these. */
-static bool is_zero_width(unsigned cp)
-{
-	return cp == 0x00ad || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0x2060 && cp <= 0x2064) ||
-	       (cp >= 0xe0000 && cp <= 0xe007f);
-}
-
 static bool is_hidden_format(unsigned cp)
 {
-	return cp == 0x2028 || cp == 0x2029 || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	       cp == 0xfeff || is_zero_width(cp);
+	return cp == 0x2028 || cp == 0x2029 || codepoint_prints_nothing(cp);
 }
 
 /* One pass over the raw bytes before any splitting: encoding and controls. */
@@ -123,7 +99,7 @@ static int check_characters(const unsigned char *s, size_t len, struct pst_err *
 		if (n == 0)
 			return pst_fail(e, EINVAL, "refused: invalid UTF-8 (byte 0x%02x at byte %zu)",
 					s[pos], pos + 1);
-		cp = decode(s + pos, n);
+		cp = utf8_decode(s + pos, n);
 		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
 			return pst_fail(e, EINVAL, "refused: %s (U+%04X) at byte %zu: control characters are never accepted",
 					control_name(cp), cp, pos + 1);

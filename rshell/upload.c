@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit_list.h"
 #include "build_config.h"
 #include "rsync_args.h"
 #include "spawn.h"
@@ -78,26 +79,28 @@ static void snapshot_take(int dirfd, struct snapshot *snap)
 	qsort(snap->names, snap->n, sizeof(char *), name_cmp);
 }
 
-/* Names in after but not in before, comma separated; "-" when unknown. */
-static void snapshot_new_names(const struct snapshot *before, const struct snapshot *after,
-			       char *out, size_t outlen)
+/*
+ * Names in after but not in before, as an audit list (audit_list.h), so a
+ * name holding ',' cannot pass for two; "-" when unknown. Returns how many
+ * new names did not fit in one audit value.
+ */
+static size_t snapshot_new_names(const struct snapshot *before, const struct snapshot *after,
+				 char *out, size_t outlen)
 {
-	size_t len = 0;
-	size_t i;
+	size_t i, omitted = 0;
 
 	out[0] = '\0';
 	if (!before->complete || !after->complete) {
 		snprintf(out, outlen, "-");
-		return;
+		return 0;
 	}
 	for (i = 0; i < after->n; i++) {
 		if (bsearch(&after->names[i], before->names, before->n, sizeof(char *), name_cmp))
 			continue;
-		if (len + strlen(after->names[i]) + 2 > outlen)
-			break;
-		len += (size_t)snprintf(out + len, outlen - len, "%s%s", len ? "," : "",
-					after->names[i]);
+		if (!audit_list_add(out, outlen, after->names[i]))
+			omitted++;
 	}
+	return omitted;
 }
 
 static void child_exec(int dirfd, char *const envp[])
@@ -151,7 +154,8 @@ int upload_run(int dirfd, char *const envp[], const struct audit_session *s)
 	struct snapshot before;
 	struct snapshot after;
 	char files[FILES_LIST_MAX];
-	char exit_text[16];
+	char exit_text[16], omitted_text[24];
+	size_t omitted;
 	pid_t pid;
 	int status;
 
@@ -172,11 +176,14 @@ int upload_run(int dirfd, char *const envp[], const struct audit_session *s)
 	parent_release_stdio();
 	status = wait_status(pid);
 	snapshot_take(dirfd, &after);
-	snapshot_new_names(&before, &after, files, sizeof(files));
+	omitted = snapshot_new_names(&before, &after, files, sizeof(files));
 	snprintf(exit_text, sizeof(exit_text), "%d", status);
+	snprintf(omitted_text, sizeof(omitted_text), "%zu", omitted);
+	/* files_omitted, last and only when names were left out. */
 	audit_emit(status == 0 ? LOG_INFO : LOG_NOTICE, "upload_done", s,
 		   "status", status == 0 ? "ok" : "failed", "exit", exit_text,
-		   "files", files[0] ? files : "-", NULL);
+		   "files", files[0] ? files : "-",
+		   omitted > 0 ? "files_omitted" : NULL, omitted_text, NULL);
 	snapshot_free(&before);
 	snapshot_free(&after);
 	return status;

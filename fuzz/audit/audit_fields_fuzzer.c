@@ -2,14 +2,32 @@
  * The record parser on its own: whatever it accepts has printable keys and
  * values, at most FIELDS_MAX fields, and parses the same when the display
  * form is quoted back the way audit.c does (the parse is a function of the
- * fields, not of chance).
+ * fields, not of chance). Every value is also read as an audit list
+ * (common/audit_list.h, upload_done's files=): what reads as one must be
+ * written back byte for byte by the writer, so a list has one spelling
+ * and one name holding ',' cannot read as two.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
+#include "audit_list.h"
 #include "fields.h"
+
+static void check_list(const char *value)
+{
+	char item[AUDIT_VALUE_MAX + 1], again[AUDIT_RECORD_MAX] = "";
+	const char *cursor = value;
+	bool fits = true;
+	int rc;
+
+	while ((rc = audit_list_next(&cursor, item, sizeof(item))) == 1)
+		fits = fits && audit_list_add(again, sizeof(again), item);
+	if (rc == 0 && fits && strcmp(again, strcmp(value, "-") == 0 ? "" : value) != 0)
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < f.count; i++) {
 			check_printable(f.key[i]);
 			check_printable(f.value[i]);
+			check_list(f.value[i]);
 		}
 		len = requote(&f, quoted);
 		/* requoting may only lengthen values past the limits */

@@ -39,6 +39,7 @@
 
 #include "release_news.h"
 #include "tarball_global.h"
+#include "tarball_names.h"
 #include "text.h"
 
 #define CHUNK (256 * 1024)
@@ -61,6 +62,7 @@ struct scan {
 	struct archive *stream;
 	struct archive *tar;
 	void *symlinks;                  /* tsearch() tree of symlink member names */
+	struct tarball_names *names;     /* the folded namespace (tarball_names.h) */
 	struct tar_global_scan global;   /* what GNU tar would take for pax global headers */
 	locale_t utf8, saved_locale;
 };
@@ -405,12 +407,21 @@ static int member_scan(struct scan *s, struct archive_entry *entry)
 		link = archive_entry_symlink(entry);
 	if (name == NULL)
 		return fail(s, EBADMSG, "a member has no usable name");
-	if (!tarball_member_check(name, kind, link, s->expect->module, s->expect->version, &why))
+	if (!tarball_member_check(name, kind, link, s->expect->module, s->expect->version, &why) ||
+	    !tarball_member_mode_check(name, kind, archive_entry_perm(entry), &why))
 		return fail(s, EBADMSG, "%s", why.msg);
 	if (under_symlink_check(s, name, name, false) < 0)
 		return s->rc;
 	if (kind == TARBALL_MEMBER_HARDLINK && under_symlink_check(s, name, link, true) < 0)
 		return s->rc;
+	switch (tarball_names_add(s->names, name, kind, link, &why)) {
+	case 0:
+		break;
+	case -ENOMEM:
+		return fail(s, ENOMEM, "out of memory");
+	default:
+		return fail(s, EBADMSG, "%s", why.msg);
+	}
 	if (kind == TARBALL_MEMBER_SYMLINK)
 		return symlink_remember(s, name);
 	snprintf(news, sizeof(news), "%s/NEWS", s->top);
@@ -496,7 +507,8 @@ static int scan_setup(struct scan *s, const struct tarball_expect *expect)
 		return fail(s, errno != 0 ? errno : ENOENT, "internal error: no C.UTF-8 locale");
 	s->saved_locale = uselocale(s->utf8);
 	s->chunk = malloc(CHUNK);
-	if (s->chunk == NULL)
+	s->names = tarball_names_new();
+	if (s->chunk == NULL || s->names == NULL)
 		return fail(s, ENOMEM, "out of memory");
 	return 0;
 }
@@ -508,6 +520,7 @@ static void scan_free(struct scan *s)
 	if (s->stream != NULL)
 		archive_read_free(s->stream);
 	tdestroy(s->symlinks, free);
+	tarball_names_free(s->names);
 	if (s->utf8 != (locale_t)0) {
 		uselocale(s->saved_locale);
 		freelocale(s->utf8);

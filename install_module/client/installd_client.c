@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "incoming.h"
+#include "incoming_remove.h"
 #include "safefile.h"
 #include "text.h"
 #include "wire_io.h"
@@ -252,11 +253,45 @@ static void list_allowed(const struct client *c)
 	}
 }
 
+static const char *entry_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISLNK(mode))
+		return "a symlink";
+	return "a special file";
+}
+
+/*
+ * One entry of incoming: an upload, or something else rsync can leave
+ * there (a directory, a symlink, a name starting with '-' or '.'), which
+ * install-module will not take, with how to remove it.
+ */
+static bool list_entry(int fd, const char *name, time_t now)
+{
+	struct stat st;
+
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return false;
+	if (!str_is_printable(name))
+		printf("  (an entry whose name holds control characters or is not UTF-8: ask an "
+		       "administrator to remove it)\n");
+	else if (S_ISREG(st.st_mode) && name[0] != '.' && name[0] != '-')
+		printf("  %s  %lld bytes  %lld min old\n", name, (long long)st.st_size,
+		       (long long)((now - st.st_mtime) / 60));
+	else
+		printf("  %s  (%s, not an upload install-module takes; remove it with: "
+		       "delete-own -- '%s')\n", name, entry_kind(st.st_mode), name);
+	return true;
+}
+
 static void list_pending(const struct client *c)
 {
 	struct pst_err e;
 	struct dirent *de;
-	struct stat st;
 	time_t now = time(NULL);
 	int fd = incoming_open(c, &e);
 	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
@@ -269,14 +304,8 @@ static void list_pending(const struct client *c)
 			close(fd);
 		return;
 	}
-	while ((de = readdir(dh)) != NULL) {
-		if (de->d_name[0] == '.' || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || !str_is_printable(de->d_name))
-			continue;
-		printf("  %s  %lld bytes  %lld min old\n", de->d_name, (long long)st.st_size,
-		       (long long)((now - st.st_mtime) / 60));
-		shown++;
-	}
+	while ((de = readdir(dh)) != NULL)
+		shown += list_entry(fd, de->d_name, now);
 	closedir(dh);
 	if (shown == 0)
 		printf("  (none)\n");
@@ -305,7 +334,10 @@ static int list(const struct client *c, int argc, char **argv)
 	return exchange(c, &r, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
 }
 
-/* A pending upload is the user's own file: the client removes it itself. */
+/*
+ * A pending upload is the user's own: the client removes it itself, as the
+ * user, whatever rsync left (a file, a symlink, a directory tree).
+ */
 static bool delete_pending(const struct client *c, const char *name, int *status)
 {
 	struct pst_err e;
@@ -317,9 +349,9 @@ static bool delete_pending(const struct client *c, const char *name, int *status
 			close(fd);
 		return false;
 	}
-	if (unlinkat(fd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0) {
+	if (incoming_remove(fd, name, &e) < 0) {
 		fprintf(stderr, "%s: %s: cannot remove it from your incoming directory: %s\n", c->prog,
-			name, strerror(errno));
+			name, e.msg);
 		*status = EXIT_REFUSED;
 	} else {
 		audit_emit(LOG_INFO, "delete", c->session, "file", name, "module", NULL, "version", NULL,
@@ -331,19 +363,23 @@ static bool delete_pending(const struct client *c, const char *name, int *status
 	return true;
 }
 
+/* delete-own [--] NAME: "--" lets NAME start with '-' (an entry rsync left in incoming). */
 static int delete_own(const struct client *c, int argc, char **argv)
 {
 	struct wire_request r;
+	const char *name = argc == 3 && strcmp(argv[1], "--") == 0 ? argv[2] : argv[1];
 	int status;
 
-	if (argc != 2 || !sf_is_component(argv[1])) {
-		fprintf(stderr, "%s: usage: delete-own FILE (a plain file name)\n", c->prog);
+	if ((argc != 2 && name == argv[1]) || !sf_is_component(name) ||
+	    (name == argv[1] && name[0] == '-')) {
+		fprintf(stderr, "%s: usage: delete-own [--] FILE (a plain file name; '--' before "
+			"one that starts with '-')\n", c->prog);
 		return EXIT_USAGE;
 	}
-	if (delete_pending(c, argv[1], &status))
+	if (delete_pending(c, name, &status))
 		return status;
-	request_init(c, &r, WIRE_OP_DELETE, argv[1], 0);
-	switch (exchange(c, &r, -1, argv[1], "")) {
+	request_init(c, &r, WIRE_OP_DELETE, name, 0);
+	switch (exchange(c, &r, -1, name, "")) {
 	case OUT_OK:
 		return 0;
 	case OUT_REFUSED:

@@ -82,12 +82,19 @@ static bool spoke_soon(int sock)
 	return rc > 0;
 }
 
-/* The session the client claims: logged for correlation, never trusted. */
+/*
+ * The session the client claims: logged for correlation, never trusted,
+ * and marked as a claim (client_from, client_port, client_session); the
+ * records' own from, port and sid stay the daemon's ("local", "-", this
+ * connection's id).
+ */
 static void adopt_claimed_session(struct installd_peer *peer, const struct wire_request *req)
 {
-	str_copy(peer->session.from, sizeof(peer->session.from), req->from);
-	str_copy(peer->session.port, sizeof(peer->session.port), req->port);
-	str_copy(peer->session.sid, sizeof(peer->session.sid), req->sid);
+	struct audit_session *s = &peer->session;
+
+	str_copy(s->client_from, sizeof(s->client_from), req->from[0] != '\0' ? req->from : "-");
+	str_copy(s->client_port, sizeof(s->client_port), req->port[0] != '\0' ? req->port : "-");
+	str_copy(s->client_session, sizeof(s->client_session), req->sid[0] != '\0' ? req->sid : "-");
 }
 
 static bool dispatch(const struct installd *d, const struct installd_peer *peer,

@@ -2,10 +2,13 @@
 # check-schema.sh POSTERN_AUDIT AUDIT_MD
 # The events postern-audit believes (audit/events.c) are exactly the rows of
 # the event table in docs/AUDIT.md, and each program it accepts an event
-# from is named in that row's "emitted by" cell (or the cell says "any").
+# from is named in that row's "emitted by" cell (or the cell says "any"),
+# and every session field common/audit.c writes (event, user, from, port,
+# sid, and the client_* claims of postern-installd) has a row in its
+# "Common fields" table.
 set -u
 audit=$1 doc=$2
-echo "1..2"
+echo "1..3"
 doc_rows=$(sed -n 's/^| `\([a-z_]*\)` | \([^|]*\) |.*/\1	\2/p' "$doc" | sed -n '/^[a-z_]*	/p' | grep -v -E '^(event|user|from|port|sid)	' )
 tool_rows=$("$audit" --list-events)
 if [ "$(printf '%s\n' "$doc_rows" | cut -f1 | sort)" = "$(printf '%s\n' "$tool_rows" | cut -d' ' -f1 | sort)" ]; then
@@ -26,4 +29,13 @@ if [ -z "$bad" ]; then
 	echo "ok 2 - every accepted emitter is the one docs/AUDIT.md names"
 else
 	echo "not ok 2 - emitters not in docs/AUDIT.md:$bad"
+fi
+src=$(dirname "$doc")/../common/audit.c
+code_keys=$(sed -n 's/.*put_field(&o, "\([a-z_]*\)".*/\1/p' "$src" | sort -u)
+doc_keys=$(sed -n '/^## Common fields/,/^## /p' "$doc" | sed -n 's/^| \(`[a-z_]*`\(, `[a-z_]*`\)*\) |.*/\1/p' | tr -d '`' | tr ',' '\n' | tr -d ' ' | sort -u)
+missing=$(comm -23 <(printf '%s\n' "$code_keys") <(printf '%s\n' "$doc_keys") | tr '\n' ' ')
+if [ -n "$code_keys" ] && [ -z "$missing" ]; then
+	echo "ok 3 - every session field common/audit.c writes is in docs/AUDIT.md's Common fields"
+else
+	echo "not ok 3 - session fields written but not documented: ${missing:-(none found in $src)}"
 fi

@@ -36,11 +36,16 @@ static const char *only_user;
 static long daemon_uid;
 static long long clock_us = 1764743665000000LL;   /* 2025-12-03T06:34:25Z */
 
+/* The test's users exist (in its private /etc); a uid is never assumed. */
 static long uid_of(const char *user)
 {
 	struct passwd *pw = getpwnam(user);
 
-	return pw != NULL ? (long)pw->pw_uid : 65534;
+	if (pw == NULL) {
+		fprintf(stderr, "gen-trail: no user %s (create the test users first)\n", user);
+		exit(2);
+	}
+	return (long)pw->pw_uid;
 }
 
 static void journal_line(const char *tag, long uid, const char *exe, const char *msg)
@@ -63,15 +68,32 @@ static void journal_line(const char *tag, long uid, const char *exe, const char 
 	json_decref(o);
 }
 
+/*
+ * How postern-installd logs for a client of session s: its own from=local
+ * and connection id, the client's claim in client_from/port/session.
+ */
+static const struct audit_session *daemon_view(const struct audit_session *s,
+					       struct audit_session *d)
+{
+	audit_session_init(d, s->user, NULL);
+	memcpy(d->client_from, s->from, sizeof(d->client_from));
+	memcpy(d->client_port, s->port, sizeof(d->client_port));
+	memcpy(d->client_session, s->sid, sizeof(d->client_session));
+	return d;
+}
+
 /* One record from program `emitter` (enum emitter), as that program would log it. */
 static void emit(unsigned emitter, int priority, const char *event,
 		 const struct audit_session *s, const char *const kv[])
 {
 	char rec[AUDIT_RECORD_MAX], msg[AUDIT_RECORD_MAX + 64];
+	struct audit_session daemon;
 
 	if ((only_emitter != 0 && emitter != only_emitter) ||
 	    (only_user != NULL && strcmp(only_user, s->user) != 0))
 		return;
+	if (emitter == EMIT_INSTALLD)
+		s = daemon_view(s, &daemon);
 	if (!journal_mode) {
 		if (emitter == EMIT_PAM) {
 			openlog("sshd", LOG_PID, LOG_AUTHPRIV);
@@ -163,7 +185,7 @@ static void admin_work(void)
 }
 
 /* What other local users can put into the journal: they cannot choose _UID
- * or _EXE. Mallory (uid 1003 in the test's private /etc) tries both. */
+ * or _EXE. Mallory, a local user (uid looked up), tries both. */
 static void journal_forgeries(void)
 {
 	struct audit_session s;
@@ -173,9 +195,9 @@ static void journal_forgeries(void)
 
 	audit_session_init(&s, "ptau-alice", "203.0.113.66 1234 198.51.100.1 22");
 	audit_format(rec, sizeof(rec), "install_ok", &s, install);
-	journal_line("postern-installd", 1003, "/usr/bin/logger", rec);
+	journal_line("postern-installd", uid_of("ptau-mallory"), "/usr/bin/logger", rec);
 	audit_format(rec, sizeof(rec), "command_allow", &s, command);
-	journal_line("postern-shell", 1003, "/usr/bin/logger", rec);
+	journal_line("postern-shell", uid_of("ptau-mallory"), "/usr/bin/logger", rec);
 }
 
 int main(int argc, char **argv)

@@ -22,6 +22,7 @@ chmod 755 "$work"
 cat >"$work/inside.sh" <<'INSIDE'
 set -eu
 gen=$1 work=$2 journald=$3
+. "$4"
 mount -t tmpfs -o mode=0755 audit-run /run
 mkdir "$work/dev"
 mount -t tmpfs -o mode=0755 audit-dev "$work/dev"
@@ -34,9 +35,9 @@ mount --move "$work/dev" /dev
 jpid=$!
 for _ in $(seq 100); do [ -S /run/systemd/journal/dev-log ] && break; sleep 0.05; done
 ln -s /run/systemd/journal/dev-log /dev/log
-groupadd -r postern
-useradd -r -g postern -M postern
-for u in ptau-alice ptau-bob ptau-mallory; do useradd -M -N "$u"; done
+acct_group postern -r
+acct_user postern -r -g postern -M
+for u in ptau-alice ptau-bob ptau-mallory; do acct_user "$u" -M -N; done
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
 "$gen" syslog pam_postern
 as ptau-alice "$gen" syslog postern-shell ptau-alice
@@ -56,15 +57,15 @@ INSIDE
 # Users exist only inside private-etc: everything that needs them runs there.
 cat >"$work/check.sh" <<'CHECK'
 set -u
-audit=$1 gen=$2 work=$3 src=$4
-bash "$work/inside.sh" "$gen" "$work" /lib/systemd/systemd-journald || exit 1
+audit=$1 gen=$2 work=$3 src=$4 accounts=$5
+bash "$work/inside.sh" "$gen" "$work" /lib/systemd/systemd-journald "$accounts" || exit 1
 { cat "$src/data/gen-trail.expected"; echo "suspicious 3"; echo "option --shell-exe=$gen"; } >"$work/expected"
 POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$work/journal.json" "$work/expected" >"$work/check.tap" 2>&1
 echo $? >"$work/check.rc"
 "$audit" -q --json --shell-exe="$gen" "$work/journal.json" >"$work/records.json" 2>"$work/suspicious.txt"
 echo $? >"$work/audit.rc"
 CHECK
-"$private_etc" bash "$work/check.sh" "$audit" "$gen" "$work" "$src"
+"$private_etc" bash "$work/check.sh" "$audit" "$gen" "$work" "$src" "$(dirname "$private_etc")/lib-accounts.sh"
 
 n=0 failed=0
 result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }

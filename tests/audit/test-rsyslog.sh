@@ -30,6 +30,7 @@ mkdir "$work/spool"
 cat >"$work/inside.sh" <<'INSIDE'
 set -eu
 gen=$1 work=$2
+. "$3"
 mount -t tmpfs -o mode=0755 audit-run /run
 mkdir "$work/dev"
 mount -t tmpfs -o mode=0755 audit-dev "$work/dev"
@@ -41,7 +42,7 @@ mount --move "$work/dev" /dev
 rsyslogd -n -f "$work/rsyslog.conf" -i "$work/rsyslogd.pid" >"$work/rsyslogd.out" 2>&1 &
 rpid=$!
 for _ in $(seq 100); do [ -S /dev/log ] && break; sleep 0.05; done
-useradd -M -N ptau-mallory
+acct_user ptau-mallory -M -N
 "$gen" syslog
 s="user=ptau-alice from=192.0.2.7 port=50122 sid=6f11660f5822bf26"
 as() { setpriv --reuid=ptau-mallory --regid=users --clear-groups "$@"; }
@@ -56,7 +57,7 @@ for _ in $(seq 300); do grep -qs "end of the test trail" "$work/sentinel.log" &&
 kill "$rpid"
 wait "$rpid" || true
 INSIDE
-"$private_etc" bash "$work/inside.sh" "$gen" "$work"
+"$private_etc" bash "$work/inside.sh" "$gen" "$work" "$(dirname "$private_etc")/lib-accounts.sh"
 
 n=0 failed=0
 result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }

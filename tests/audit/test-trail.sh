@@ -53,7 +53,7 @@ sid=$(python3 -c "
 import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)['record']
-    if r['event'] == 'install_ok' and r['user'] == 'ptau-alice': print(r['sid'])" "$work/all.json")
+    if r['event'] == 'install_ok' and r['user'] == 'ptau-alice': print(r['client_session'])" "$work/all.json")
 story=$("$audit" -q --json session "$sid" "$work/auth.log" | python3 -c "
 import json, sys
 print(' '.join(json.loads(l)['record']['event'] for l in sys.stdin))")
@@ -93,14 +93,15 @@ check "summary counts unchanged by the forgeries" test $? = 0 || sed 's/^/# /' "
 # 7. The journal: trusted by sender uid; forged entries from other uids refused.
 "$private_etc" sh -c '
 	set -e
+	. "$5"
 	shell=--shell-exe=/usr/bin/postern-shell
-	for u in postern ptau-alice ptau-bob ptau-mallory; do useradd -M -N "$u"; done
+	for u in postern ptau-alice ptau-bob ptau-mallory; do acct_user "$u" -M -N; done
 	"$1" journal "$(id -u postern)" >"$2/journal.json"
 	{ cat "$3/data/gen-trail.expected"; echo "suspicious 2"; echo "option $shell"; } >"$2/journal.expected"
 	POSTERN_AUDIT=$4 "$3/check-e2e-trail.sh" "$2/journal.json" "$2/journal.expected" >"$2/journal.tap"
 	"$4" -q --json "$shell" "$2/journal.json" >"$2/journal.out" 2>"$2/journal.err" || test $? = 2
 	"$4" -q --json "$shell" --since 2025-12-03T06:34:26Z --until 2025-12-03T06:34:30Z "$2/journal.json" >"$2/window.out" 2>/dev/null || true
-' sh "$gen" "$work" "$src" "$audit"
+' sh "$gen" "$work" "$src" "$audit" "$(dirname "$private_etc")/lib-accounts.sh"
 check "check-e2e-trail.sh on the journal (2 forged entries refused)" test -s "$work/journal.tap" -a "$(grep -c '^not ok' "$work/journal.tap")" = 0
 check "journal records are verified, forged ones named" sh -c "test \$(grep -c '\"verified\":true' '$work/journal.out') = 20 && test \$(grep -c 'forged: sent by uid' '$work/journal.err') = 2"
 check "--since/--until select by time" test "$(wc -l <"$work/window.out")" = 3

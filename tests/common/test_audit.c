@@ -141,6 +141,24 @@ static void test_invalid_utf8_escaped(void **state)
 	assert_string_equal(out, "\"x\\xc2\\x85y\\xe2\\x80\\xa8z\\xe2\\x80\\xaeq\"");
 }
 
+/* Characters that print as nothing (Default_Ignorable_Code_Point and the
+ * Hangul fillers) are escaped, so two values never look the same. */
+static void test_invisible_characters_escaped(void **state)
+{
+	char out[128];
+
+	(void)state;
+	escape("gtk\xe2\x80\x8b-1.0", out, sizeof(out));           /* zero width space */
+	assert_string_equal(out, "\"gtk\\xe2\\x80\\x8b-1.0\"");
+	escape("a\xcd\x8f" "b\xe3\x85\xa4" "c", out, sizeof(out));     /* CGJ, Hangul filler */
+	assert_string_equal(out, "\"a\\xcd\\x8f" "b\\xe3\\x85\\xa4" "c\"");
+	escape("\xef\xbe\xa0\xe1\x85\x9f\xef\xb8\x8f", out, sizeof(out));
+	assert_string_equal(out, "\"\\xef\\xbe\\xa0\\xe1\\x85\\x9f\\xef\\xb8\\x8f\"");
+	/* Visible non-ASCII stays as it is. */
+	escape("G\xc3\xb6llnitz \xea\xb0\x80", out, sizeof(out));
+	assert_string_equal(out, "\"G\xc3\xb6llnitz \xea\xb0\x80\"");
+}
+
 static void test_injection_attempts_stay_one_field(void **state)
 {
 	static const char *const attempts[] = {
@@ -185,6 +203,27 @@ static void test_session_from_connection(void **state)
 	assert_int_equal(strlen(a.sid), 16);
 	assert_string_equal(a.sid, b.sid);
 	assert_string_not_equal(a.sid, c.sid);
+}
+
+/* A daemon's record: its own from/port/sid, then the client's claim, marked. */
+static void test_claimed_session_marked(void **state)
+{
+	const char *const kv[] = { "module", "gtk", NULL };
+	struct audit_session s;
+	char rec[AUDIT_RECORD_MAX], want[256];
+
+	(void)state;
+	audit_session_init(&s, "alice", NULL);
+	audit_format(rec, sizeof(rec), "install_ok", &s, kv);
+	assert_null(strstr(rec, "client_"));
+	strcpy(s.client_from, "192.0.2.7");
+	strcpy(s.client_port, "50122");
+	strcpy(s.client_session, "6f11660f5822bf26");
+	audit_format(rec, sizeof(rec), "install_ok", &s, kv);
+	snprintf(want, sizeof(want), "event=install_ok user=alice from=local port=- sid=%s "
+		 "client_from=192.0.2.7 client_port=50122 client_session=6f11660f5822bf26 module=gtk",
+		 s.sid);
+	assert_string_equal(rec, want);
 }
 
 static void test_session_refuses_bad_connection(void **state)
@@ -256,9 +295,11 @@ int main(void)
 		cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_control_characters_escaped),
 		cmocka_unit_test(test_invalid_utf8_escaped),
+		cmocka_unit_test(test_invisible_characters_escaped),
 		cmocka_unit_test(test_injection_attempts_stay_one_field),
 		cmocka_unit_test(test_session_from_connection),
 		cmocka_unit_test(test_session_refuses_bad_connection),
+		cmocka_unit_test(test_claimed_session_marked),
 		cmocka_unit_test(test_record_is_capped),
 		cmocka_unit_test(test_emit_routes_to_writer),
 		cmocka_unit_test(test_invalid_key_is_replaced),

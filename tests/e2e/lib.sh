@@ -22,6 +22,8 @@
 # TOTP window: E2E_TOTP_WINDOW (pam_postern's window=, default 1).
 
 set -euo pipefail
+# shellcheck source=../common/lib-accounts.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/lib-accounts.sh"
 
 E2E_SSHD=/usr/sbin/sshd
 E2E_HOST=127.0.0.1
@@ -167,8 +169,8 @@ e2e_system_users() {
 # the public half in its authorized_keys.
 e2e_add_uploader() {
 	local user=$1 home="$E2E_ROOT/home/$1"
-	useradd --create-home --home-dir "$home" --shell "$E2E_ROOT/bin/postern-shell" \
-		--groups uploaders "$user"
+	acct_user "$user" --create-home --home-dir "$home" --shell "$E2E_ROOT/bin/postern-shell" \
+		--groups uploaders
 	chmod 0755 "$home"
 	ssh-keygen -q -t ed25519 -N '' -C "$user@e2e" -f "$E2E_ROOT/client/$user.key"
 	install -d -m 0700 -o "$user" -g "$user" "$home/.ssh"
@@ -181,7 +183,7 @@ e2e_add_uploader() {
 # that bench/e2e compares postern with.
 e2e_add_plain_user() {
 	local user=$1 home="$E2E_ROOT/home/$1"
-	useradd --create-home --home-dir "$home" --shell /bin/sh "$user"
+	acct_user "$user" --create-home --home-dir "$home" --shell /bin/sh
 	chmod 0755 "$home"
 	ssh-keygen -q -t ed25519 -N '' -C "$user@e2e" -f "$E2E_ROOT/client/$user.key"
 	install -d -m 0700 -o "$user" -g "$user" "$home/.ssh"

@@ -25,7 +25,7 @@ enter_fixture() {
 		rm -rf "$R" "$R.log"
 		exit "$rc"
 	fi
-	INSTALLD="$3" DRIVER="$4" ABUSE="$5" CHECKER="$7" LOG="$R.log"
+	INSTALLD="$3" DRIVER="$4" ABUSE="$5" CHECKER="$7" LOG="$R.log" PRIVATE_ETC="$2"
 	trap 'kill_daemon' EXIT
 	setup_users
 	setup_dirs
@@ -42,11 +42,12 @@ check() { # check DESCRIPTION COMMAND...
 }
 
 setup_users() {
-	groupadd -r ptinst-up
-	useradd -r -M -d /nonexistent -s /usr/sbin/nologin ptinst-d
-	useradd -r -M -d /nonexistent -s /usr/sbin/nologin ptinst-c
+	. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
+	acct_group ptinst-up -r
+	acct_user ptinst-d -r -M -d /nonexistent -s /usr/sbin/nologin
+	acct_user ptinst-c -r -M -d /nonexistent -s /usr/sbin/nologin
 	for u in ptinst-m ptinst-n ptinst-rt; do
-		useradd -M -d /nonexistent -s /bin/sh -G ptinst-up "$u"
+		acct_user "$u" -M -d /nonexistent -s /bin/sh -G ptinst-up
 	done
 }
 

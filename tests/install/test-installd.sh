@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..67"
+echo "1..72"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" --help 2>/dev/null)
@@ -35,7 +35,8 @@ st=$(stat -c '%U %a' "$R/state/ledger" "$R/state/locks" "$R/state/attic" | tr '\
 # --- a maintainer's install ------------------------------------------------
 make_tarball ptinst-m ptmod-1.0.tar.xz
 cp "$R/incoming/ptinst-m/ptmod-1.0.tar.xz" "$R/orig.tar.xz"
-out=$(client ptinst-m install-module ptmod-1.0.tar.xz 2>&1)
+# The client claims an SSH session; the daemon cannot verify it.
+out=$(SSH_CONNECTION="192.0.2.55 41234 127.0.0.1 22" client ptinst-m install-module ptmod-1.0.tar.xz 2>&1)
 rc=$?
 [ $rc = 0 ] && ok "maintainer installs ptmod-1.0.tar.xz" || not_ok "install failed ($rc): $out"
 d="$R/pub/sources/ptmod/1.0"
@@ -48,6 +49,9 @@ grep -q "op=install user=ptinst-m module=ptmod version=1.0 file=ptmod-1.0.tar.xz
 	ok "ledger records the install" || not_ok "ledger: $(cat "$R/state/ledger")"
 audit_has install_ok "user=ptinst-m" "module=ptmod" "version=1.0" "basis=maintainer" "peer_uid=$(id -u ptinst-m)" &&
 	ok "audit: install_ok with the peer's uid" || not_ok "no install_ok record"
+audit_has install_ok "user=ptinst-m from=local port=- sid=[0-9a-f]\{16\} client_from=192.0.2.55 client_port=41234 client_session=[0-9a-f]\{16\} module=ptmod" &&
+	ok "audit: the session the client claims is marked client_from/client_port/client_session, from/port/sid are the daemon's" ||
+	not_ok "install_ok does not mark the claimed session: $(grep 'event=install_ok' "$LOG" | head -1)"
 wait_until grep -q "^ptmod 1.0 ptinst-m yes [0-9a-f]\{64\}$" "$R/hooks/after.log" 2>/dev/null &&
 	ok "after_install hook ran with MODULE VERSION USER MAINTAINER_UPLOAD SHA256" || not_ok "hook log: $(cat "$R/hooks/after.log" 2>&1)"
 
@@ -132,6 +136,32 @@ out=$(client ptinst-m delete-own ptmod-1.2.1.tar.bz2 2>&1)
 	ok "indexes follow the deletion" || not_ok "after delete: $(cache_versions ptmod); $(ls "$R/pub/sources/ptmod/1.2")"
 audit_has delete "kind=release" "file=ptmod-1.2.1.tar.bz2" "attic=attic/ptmod/" && grep -q "op=delete user=ptinst-m .*file=ptmod-1.2.1.tar.bz2" "$R/state/ledger" &&
 	ok "deletion in the audit log and the ledger" || not_ok "delete records"
+
+# --- delete-own of whatever rsync can leave in incoming ----------------------
+# Names starting with '-' or '.', a directory tree, symlinks out of it: all
+# the user's own, so delete-own removes them, as the user, following nothing.
+in="$R/incoming/ptinst-m"
+install -d -m 0755 "$R/outside"
+echo keep >"$R/outside/target"
+as ptinst-m sh -c "cd '$in' && echo x >-rf && echo x >.partial && mkdir -p sub/deeper/deepest &&
+	echo x >sub/deeper/deepest/f && ln -s '$R/outside/target' sub/deeper/to-target &&
+	ln -s '$R/outside' sub/to-dir && ln -s '$R/outside' lnk"
+out=$(client ptinst-m list 2>&1)
+printf '%s' "$out" | grep -qF -- "-rf  (a file, not an upload install-module takes; remove it with: delete-own -- '-rf')" &&
+	printf '%s' "$out" | grep -qF "sub  (a directory," && printf '%s' "$out" | grep -qF ".partial  (a file," &&
+	printf '%s' "$out" | grep -qF "lnk  (a symlink," &&
+	ok "list shows entries install-module does not take, with how to remove them" || not_ok "list of odd entries: $out"
+out=$(client ptinst-m delete-own -rf 2>&1)
+[ $? = 2 ] && [ -e "$in/-rf" ] && ok "delete-own -rf without '--' is a usage error, nothing removed" || not_ok "delete-own -rf: $out"
+client ptinst-m delete-own -- -rf >/dev/null 2>&1 && client ptinst-m delete-own .partial >/dev/null 2>&1 &&
+	client ptinst-m delete-own sub >/dev/null 2>&1 && client ptinst-m delete-own -- lnk >/dev/null 2>&1
+rc=$?
+[ $rc = 0 ] && [ -z "$(ls -A "$in" | grep -v '^ptmod\|^ptbig\|^ptother')" ] &&
+	[ "$(cat "$R/outside/target")" = keep ] && [ -d "$R/outside" ] &&
+	ok "delete-own -- -rf, .partial, a directory tree and a symlink: gone; what the links point to: untouched" ||
+	not_ok "odd entries ($rc): $(ls -lA "$in"); outside: $(ls -lA "$R/outside")"
+audit_has delete "kind=pending" "file=sub " && audit_has delete "kind=pending" 'file="-rf"\|file=-rf ' &&
+	ok "audit: each removal logged as delete kind=pending" || not_ok "no delete records for the odd entries"
 
 # --- hooks: mirror_sync is debounced ----------------------------------------
 wait_until test -s "$R/hooks/sync.log"

@@ -10,7 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 pam_test_enter PTPAM_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
-for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do useradd -M -N "$u"; done
+. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
+for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do acct_user "$u" -M -N; done
 
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 FPR_A="SHA256:+a5W+os5Q50s5Xf8hZ9lqvA59535ggFeZ3lx4O46I30"

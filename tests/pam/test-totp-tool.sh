@@ -12,7 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 pam_test_enter PTTOOL_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
-for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8 pttotp9 pttotp10 pttotp11; do useradd -M -N "$u"; done
+. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
+for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8 pttotp9 pttotp10 pttotp11; do acct_user "$u" -M -N; done
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 mkdir -m 0755 "$T/state"
 S=$T/state/totp

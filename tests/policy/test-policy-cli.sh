@@ -17,10 +17,11 @@ fi
 w=$(mktemp -d "$base/ptpol-cli-XXXXXX")
 trap 'rm -rf "$w"' EXIT
 chmod 755 "$w"
-groupadd ptpol-rt
-useradd -M -s /usr/sbin/nologin -G ptpol-rt ptpol-alice
-useradd -M -s /usr/sbin/nologin ptpol-bob
-useradd -M -s /usr/sbin/nologin ptpol-carol
+. "$(dirname "$pe")/lib-accounts.sh"
+acct_group ptpol-rt
+acct_user ptpol-alice -M -s /usr/sbin/nologin -G ptpol-rt
+acct_user ptpol-bob -M -s /usr/sbin/nologin
+acct_user ptpol-carol -M -s /usr/sbin/nologin
 
 cat > "$w/postern.yaml" <<EOC
 release_team:

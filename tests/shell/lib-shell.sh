@@ -9,14 +9,14 @@
 # /run (the shell's trusted-path walk to <incoming> refuses anything below
 # the world-writable /tmp), removed by the outer script.
 #
-# The test user gets a fixed uid of its own (47311) so that "no file owned
-# by it appeared outside incoming" is a meaningful check even while other
-# suites' users (1001, ...) run in parallel.
+# The test user gets a uid of its own, the first free one from 47311 up
+# (looked up, never assumed), so that "no file owned by it appeared outside
+# incoming" is a meaningful check even while other suites' users (1001, ...)
+# run in parallel.
 
 set -u
 
 SHELL_USER=ptsh-maint
-SHELL_UID=47311
 SHELL_CONN_HOST=192.0.2.7
 
 # shell_reexec LOG SCRIPT ARGS...: run SCRIPT in a private /etc under a
@@ -38,8 +38,11 @@ shell_setup() {
 	CANARY="$ROOT/canary"
 	install -d -m 0711 -o root -g root "$INCOMING"
 	install -d -m 1777 "$CANARY"
-	useradd -u "$SHELL_UID" -U -M -d "$ROOT/home/$SHELL_USER" -s "$SH" "$SHELL_USER" ||
+	. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
+	SHELL_UID=$(acct_free_uid 47311)
+	acct_user "$SHELL_USER" -u "$SHELL_UID" -U -M -d "$ROOT/home/$SHELL_USER" -s "$SH" ||
 		{ echo "Bail out! cannot create $SHELL_USER"; exit 1; }
+	SHELL_GID=$(id -g "$SHELL_USER")
 	install -d -m 0700 -o "$SHELL_USER" -g "$SHELL_USER" "$ROOT/home/$SHELL_USER" "$MYIN"
 	shell_write_config
 }
@@ -65,7 +68,7 @@ as_user() {
 	local vars=()
 	while [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
-	setpriv --reuid "$SHELL_UID" --regid "$SHELL_UID" --init-groups \
+	setpriv --reuid "$SHELL_UID" --regid "$SHELL_GID" --init-groups \
 		env -i "${vars[@]}" "$@"
 }
 

@@ -163,6 +163,19 @@ static void test_release_commands(void **state)
 	refused("delete-own", "exactly one");
 	refused("delete-own a b", "exactly one");
 	refused("delete-own --all", "may not start with '-'");
+	/* What rsync can leave in incoming: after '--' any one plain name. */
+	allowed("delete-own -- -rf", SHELL_DELETE_OWN);
+	allowed("delete-own -- --all", SHELL_DELETE_OWN);
+	allowed("delete-own .partial.tar.xz.Xy12", SHELL_DELETE_OWN);
+	allowed("delete-own -- .hidden-dir", SHELL_DELETE_OWN);
+	allowed("delete-own -- gtk-4.14.0.tar.xz", SHELL_DELETE_OWN);
+	refused("delete-own -rf", "delete-own -- -rf");
+	refused("delete-own -- ..", "without '/'");
+	refused("delete-own -- .", "without '/'");
+	refused("delete-own -- a/b", "without '/'");
+	refused("delete-own -- ''", "without '/'");
+	refused("delete-own -- a b", "exactly one");
+	refused("delete-own a --", "exactly one");
 	refused("help --help", "takes no arguments");
 	refused("help me", "takes no arguments");
 }

@@ -114,6 +114,22 @@ static void test_control_characters(void **state)
 	refused("list \xe2\x80\xa8", 8, "U+2028"); /* line separator */
 }
 
+/* Characters that print as nothing, beyond the old hand-written list: the
+ * Default_Ignorable_Code_Point property and the Hangul fillers. */
+static void test_printing_nothing(void **state)
+{
+	(void)state;
+	refused("list gtk\xcd\x8f", 10, "U+034F");          /* combining grapheme joiner */
+	refused("list gtk\xe1\xa0\x8e", 11, "U+180E");      /* Mongolian vowel separator */
+	refused("list gtk\xef\xb8\x8f", 11, "U+FE0F");      /* variation selector 16 */
+	refused("list gtk\xe1\x85\x9f", 11, "U+115F");      /* Hangul choseong filler */
+	refused("list gtk\xe1\x85\xa0", 11, "U+1160");      /* Hangul jungseong filler */
+	refused("list gtk\xe3\x85\xa4", 11, "U+3164");      /* Hangul filler */
+	refused("list gtk\xef\xbe\xa0", 11, "U+FFA0");      /* halfwidth Hangul filler */
+	refused("list gtk\xf0\x9d\x85\xb3", 12, "U+1D173"); /* musical symbol begin beam */
+	refused("list gtk\xe1\x85\x9f-1.0", 15, "U+115F");
+}
+
 static void test_invalid_utf8(void **state)
 {
 	(void)state;
@@ -185,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_metacharacters_named),
 		cmocka_unit_test(test_expansion_in_double_quotes),
 		cmocka_unit_test(test_control_characters),
+		cmocka_unit_test(test_printing_nothing),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_utf8_allowed),
 		cmocka_unit_test(test_unterminated),
