@@ -238,8 +238,8 @@ static int upload(struct release_run *r, ssh_session s)
 		k = add_signatures(&r->files[i], paths, k);
 	}
 	n_sig = k - r->n;
-	step(r, "uploading %zu file%s%s with rsync", r->n, r->n == 1 ? "" : "s",
-	     n_sig > 0 ? " and their signatures" : "");
+	step(r, "uploading %zu file%s and %zu signature%s with rsync", r->n, r->n == 1 ? "" : "s",
+	     n_sig, n_sig == 1 ? "" : "s");
 	rc = k < r->n ? -ENOMEM : rsync_upload(s, paths, k, r->steps, &e);
 	for (size_t i = 0; i < k; i++)
 		free(paths[i]);

@@ -150,7 +150,10 @@ static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool pr
 	argv[k++] = strdup("rsync");
 	argv[k++] = strdup("-e");
 	argv[k++] = strdup(rsh);
-	argv[k++] = strdup(progress ? "--info=progress2" : "--info=none");
+	/* Quiet is rsync's default; --info=progress2 stays on this side, while
+	 * other --info values go to the server, which refuses them. */
+	if (progress)
+		argv[k++] = strdup("--info=progress2");
 	argv[k++] = strdup("--");
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = local_arg(paths[i]);
