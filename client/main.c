@@ -30,6 +30,8 @@ static void usage(FILE *out)
 		"Logs in to a postern upload server with an SSH key and a one-time code, runs\n"
 		"COMMAND there and passes on its input, output and exit status. Use it as\n"
 		"rsync's transport: rsync -e 'postern-client -i ~/.ssh/id_ed25519' FILE HOST:\n"
+		"With --release, it checks FILE... here, then uploads, installs and lists them\n"
+		"on one login: postern-client --release HOST gtk-4.14.0.tar.xz\n"
 		"\n"
 		"  -p PORT              server port (22)\n"
 		"  -l USER              remote user (the local user name)\n"
@@ -184,14 +186,11 @@ static int scan_args(int argc, char **argv, struct client_opts *o, char **dest)
 		}
 	}
 	/* After "--" (or HOST without --release) the rest are operands as they are. */
-	if (o->release) {
-		for (; optind < argc; optind++) {
-			if (*dest == NULL)
-				*dest = argv[optind];
-			else
-				o->files[o->n_files++] = argv[optind];
-		}
-	}
+	if (*dest == NULL && optind < argc)
+		*dest = argv[optind++];
+	if (o->release)
+		for (; optind < argc; optind++)
+			o->files[o->n_files++] = argv[optind];
 	return 0;
 }
 
@@ -275,10 +274,11 @@ int main(int argc, char **argv)
 	/* rsync runs us as its remote shell: its arguments are not ours. */
 	if (argc >= 2 && strcmp(argv[1], "--rsync-relay") == 0)
 		return rsync_relay_child(argc - 2, argv + 2);
-	if (parse_args(argc, argv, &o) != 0)
+	if (parse_args(argc, argv, &o) != 0 || (o.user == NULL && local_user(&o) != 0)) {
+		free(o.command);
+		free(o.files);
 		return CLIENT_EXIT_FAILURE;
-	if (o.user == NULL && local_user(&o) != 0)
-		return CLIENT_EXIT_FAILURE;
+	}
 	if (o.release) {
 		rc = release_main(&o);
 		free(o.files);

@@ -224,6 +224,7 @@ static int upload(struct release_run *r, ssh_session s)
 {
 	char **paths = calloc(r->n * (1 + SIGNATURE_KINDS), sizeof(*paths));
 	size_t k = 0, n_sig;
+	bool oom = false;
 	struct pst_err e;
 	int rc;
 
@@ -233,14 +234,16 @@ static int upload(struct release_run *r, ssh_session s)
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		paths[k] = strdup(r->files[i].path);
-		if (paths[k] != NULL)
+		if (paths[k] == NULL)
+			oom = true;
+		else
 			k++;
 		k = add_signatures(&r->files[i], paths, k);
 	}
-	n_sig = k - r->n;
+	n_sig = oom ? 0 : k - r->n;
 	step(r, "uploading %zu file%s and %zu signature%s with rsync", r->n, r->n == 1 ? "" : "s",
 	     n_sig, n_sig == 1 ? "" : "s");
-	rc = k < r->n ? -ENOMEM : rsync_upload(s, paths, k, r->steps, &e);
+	rc = oom ? pst_fail(&e, ENOMEM, "out of memory") : rsync_upload(s, paths, k, r->steps, &e);
 	for (size_t i = 0; i < k; i++)
 		free(paths[i]);
 	free(paths);
