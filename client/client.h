@@ -103,7 +103,9 @@ int release_main(const struct client_opts *o);
 /* The relay mode rsync starts as its remote shell; returns our exit status. */
 int rsync_relay_child(int argc, char **argv);
 /* Upload paths with rsync over a channel of s; returns rsync's exit status
- * or -errno. progress: ask rsync for --info=progress2. */
-int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, struct pst_err *e);
+ * or -errno. progress: ask rsync for --info=progress2. sent[i] becomes true
+ * when rsync really sent paths[i] (it skips a name already on the server). */
+int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, bool *sent,
+		 struct pst_err *e);
 
 #endif

@@ -130,11 +130,15 @@ static void on_install_result(struct release_run *r, struct release_file *f,
 		return;
 	if (strcmp(sl->sha256, f->sha256) != 0) {
 		f->state = FILE_REFUSED;
-		fprintf(stderr, "postern-client: %s: the server %s a file with sha256 %s, not yours "
-			"(%s): an older upload of that name was waiting in your incoming directory, "
-			"and uploads never replace one; withdraw it with 'delete-own %s' and release "
-			"a new version\n", f->name, sl->kind == SERVER_LINE_WOULD ? "checked" :
-			"installed", sl->sha256, f->sha256, f->name);
+		if (sl->kind == SERVER_LINE_WOULD)
+			fprintf(stderr, "postern-client: %s: the file waiting in your incoming "
+				"directory has sha256 %s, not that of yours (%s): not installed; "
+				"withdraw it with 'delete-own %s', then release again\n",
+				f->name, sl->sha256, f->sha256, f->name);
+		else
+			fprintf(stderr, "postern-client: %s: the server installed a file with sha256 "
+				"%s, not yours (%s): check it, and withdraw it with 'delete-own %s' "
+				"if it is wrong\n", f->name, sl->sha256, f->sha256, f->name);
 		return;
 	}
 	f->state = FILE_INSTALLED;
@@ -222,31 +226,34 @@ static size_t add_signatures(const struct release_file *f, char **paths, size_t 
 
 static int upload(struct release_run *r, ssh_session s)
 {
-	char **paths = calloc(r->n * (1 + SIGNATURE_KINDS), sizeof(*paths));
+	size_t max = r->n * (1 + SIGNATURE_KINDS);
+	char **paths = calloc(max, sizeof(*paths));
+	size_t *at = calloc(r->n, sizeof(*at));
+	bool *sent = calloc(max, sizeof(*sent));
 	size_t k = 0, n_sig;
-	bool oom = false;
+	bool oom = paths == NULL || at == NULL || sent == NULL;
 	struct pst_err e;
 	int rc;
 
-	if (paths == NULL) {
-		fprintf(stderr, "postern-client: out of memory\n");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0; !oom && i < r->n; i++) {
+		at[i] = k;
 		paths[k] = strdup(r->files[i].path);
-		if (paths[k] == NULL)
+		if (paths[k++] == NULL)
 			oom = true;
-		else
-			k++;
 		k = add_signatures(&r->files[i], paths, k);
 	}
 	n_sig = oom ? 0 : k - r->n;
 	step(r, "uploading %zu file%s and %zu signature%s with rsync", r->n, r->n == 1 ? "" : "s",
 	     n_sig, n_sig == 1 ? "" : "s");
-	rc = oom ? pst_fail(&e, ENOMEM, "out of memory") : rsync_upload(s, paths, k, r->steps, &e);
-	for (size_t i = 0; i < k; i++)
+	rc = oom ? pst_fail(&e, ENOMEM, "out of memory") :
+		rsync_upload(s, paths, k, r->steps, sent, &e);
+	for (size_t i = 0; rc == 0 && i < r->n; i++)
+		r->files[i].waiting = !sent[at[i]];
+	for (size_t i = 0; paths != NULL && i < k; i++)
 		free(paths[i]);
 	free(paths);
+	free(at);
+	free(sent);
 	if (rc < 0)
 		fprintf(stderr, "postern-client: the upload failed: %s; nothing was installed\n", e.msg);
 	else if (rc != 0)
@@ -255,7 +262,19 @@ static int upload(struct release_run *r, ssh_session s)
 	return rc;
 }
 
-static char *install_command(const struct release_run *r)
+typedef bool file_filter(const struct release_file *f);
+
+static bool is_pending(const struct release_file *f)
+{
+	return f->state == FILE_PENDING;
+}
+
+static bool is_waiting(const struct release_file *f)
+{
+	return f->waiting;
+}
+
+static char *install_command(const struct release_run *r, bool dry_run, file_filter *which)
 {
 	size_t len = strlen("install-module --dry-run") + 1;
 	char *cmd;
@@ -265,18 +284,20 @@ static char *install_command(const struct release_run *r)
 	cmd = malloc(len);
 	if (cmd == NULL)
 		return NULL;
-	strcpy(cmd, r->o->dry_run ? "install-module --dry-run" : "install-module");
+	strcpy(cmd, dry_run ? "install-module --dry-run" : "install-module");
 	for (size_t i = 0; i < r->n; i++) {
+		if (!which(&r->files[i]))
+			continue;
 		strcat(cmd, " ");
 		strcat(cmd, r->files[i].name);
 	}
 	return cmd;
 }
 
-static int install(struct release_run *r, ssh_session s)
+static int install(struct release_run *r, ssh_session s, bool dry_run, file_filter *which)
 {
 	const struct relay_io io = { .in_fd = -1, .sink = sink_lines, .ctx = r };
-	char *cmd = install_command(r);
+	char *cmd = install_command(r, dry_run, which);
 	struct pst_err e;
 	int rc;
 
@@ -290,6 +311,38 @@ static int install(struct release_run *r, ssh_session s)
 	if (rc < 0)
 		fprintf(stderr, "postern-client: install-module: %s\n", e.msg);
 	return rc;
+}
+
+/*
+ * rsync did not send a file because one of its name already waits in
+ * incoming (an earlier upload, or a --dry-run): before installing that one,
+ * the server's dry run must show it has our sha256. A file that passes is
+ * pending again; any other is refused, and stays where it is.
+ */
+static void check_waiting(struct release_run *r, ssh_session s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->files[i].waiting)
+			continue;
+		fprintf(stderr, "postern-client: %s: not sent: a file of that name already waits in "
+			"your incoming directory, and uploads never replace one; checking that it "
+			"is this one\n", r->files[i].name);
+		n++;
+	}
+	if (n == 0)
+		return;
+	install(r, s, true, is_waiting);
+	for (size_t i = 0; i < r->n; i++) {
+		struct release_file *f = &r->files[i];
+		if (!f->waiting)
+			continue;
+		if (f->state == FILE_PENDING)
+			fprintf(stderr, "postern-client: %s: the server said nothing about it; not "
+				"installed\n", f->name);
+		f->state = f->state == FILE_INSTALLED ? FILE_PENDING : FILE_REFUSED;
+	}
 }
 
 /* What is now public, once per module that got a release. */
@@ -365,7 +418,13 @@ static int on_the_server(struct release_run *r)
 		session_end(s);
 		return RELEASE_EXIT_UPLOAD_FAILED;
 	}
-	rc = install(r, s);
+	if (!r->o->dry_run)
+		check_waiting(r, s);
+	rc = 0;
+	for (size_t i = 0; i < r->n; i++)
+		rc += is_pending(&r->files[i]);
+	if (rc > 0)
+		rc = install(r, s, r->o->dry_run, is_pending);
 	if (rc >= 0 && !r->o->dry_run && !r->o->quiet)
 		list_modules(r, s);
 	session_end(s);

@@ -20,6 +20,7 @@ struct release_file {
 	struct release_name rn;
 	char sha256[65];              /* of the local file, from the checks */
 	enum release_state state;
+	bool waiting;                 /* not sent: a file of its name waited on the server */
 };
 
 /* The server's name and content checks on f->path; fills name, rn, sha256.

@@ -10,6 +10,11 @@
  * pipes as its input and output, so the bytes never pass through the relay,
  * and send the command's exit status back for the relay to exit with.
  *
+ * rsync also writes the name of each file it really sent to a log on fd 4
+ * (a memfd of ours; --log-file stays on this side): the server's rrsync
+ * never replaces a file already waiting in incoming, and rsync skips such a
+ * file without a word, so this is how we learn that it was not sent.
+ *
  * The relay MUST NOT open a connection or read anything but fd 3; the parent
  * MUST run only an rsync server command, and never leaves the relay waiting:
  * when it ends, fd 3 closes and the relay exits 255.
@@ -23,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +38,9 @@
 
 #define RELAY_COMMAND_MAX 4096
 #define RSYNC_DEST "postern-relay:"
+#define RSYNC_LOG_FD 4
+#define SENT_MARK "postern-sent:"
+#define SENT_LOG_MAX (1024 * 1024)
 
 /* --- the relay, as rsync's remote shell ---------------------------------- */
 
@@ -142,7 +151,7 @@ static void free_argv(char **argv)
 
 static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool progress)
 {
-	char **argv = calloc(n + 8, sizeof(*argv));
+	char **argv = calloc(n + 10, sizeof(*argv));
 	size_t k = 0;
 
 	if (argv == NULL)
@@ -154,6 +163,8 @@ static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool pr
 	 * other --info values go to the server, which refuses them. */
 	if (progress)
 		argv[k++] = strdup("--info=progress2");
+	argv[k++] = strdup("--log-file=/dev/fd/4");
+	argv[k++] = strdup("--log-file-format=" SENT_MARK "%n");
 	argv[k++] = strdup("--");
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = local_arg(paths[i]);
@@ -167,13 +178,16 @@ static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool pr
 	return argv;
 }
 
-static void rsync_exec(char **argv, int sock)
+/* sock and log are above RSYNC_LOG_FD (moved there by the parent), so
+ * neither dup2() can close the other. */
+static void rsync_exec(char **argv, int sock, int log)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(sock, RSYNC_RELAY_FD) < 0)
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(sock, RSYNC_RELAY_FD) < 0 ||
+	    dup2(log, RSYNC_LOG_FD) < 0)
 		_exit(127);
-	fds_close_from(RSYNC_RELAY_FD + 1);
+	fds_close_from(RSYNC_LOG_FD + 1);
 	signal(SIGPIPE, SIG_DFL);
 	execvp(argv[0], argv);
 	fprintf(stderr, "postern-client: cannot run rsync: %s\n", strerror(errno));
@@ -264,12 +278,76 @@ static int serve_relay(ssh_session s, int sock, struct pst_err *e)
 	return rc < 0 ? rc : 1;
 }
 
-int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, struct pst_err *e)
+/* Mark sent[i] for each path whose last component rsync logged as sent. */
+static void read_sent_log(int log, char *const paths[], size_t n, bool *sent)
+{
+	char *buf = malloc(SENT_LOG_MAX + 1);
+	ssize_t len;
+
+	if (buf == NULL)
+		return;
+	len = pread(log, buf, SENT_LOG_MAX, 0);
+	buf[len > 0 ? len : 0] = '\0';
+	for (char *line = buf, *next; line != NULL && *line != '\0'; line = next) {
+		char *mark;
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		mark = strstr(line, SENT_MARK);
+		if (mark == NULL)
+			continue;
+		mark += strlen(SENT_MARK);
+		for (size_t i = 0; i < n; i++) {
+			const char *slash = strrchr(paths[i], '/');
+			if (strcmp(slash != NULL ? slash + 1 : paths[i], mark) == 0)
+				sent[i] = true;
+		}
+	}
+	free(buf);
+}
+
+/* Both fds out of the way of the numbers the child gives them. */
+static int fd_above_log(int fd)
+{
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, RSYNC_LOG_FD + 1);
+
+	close(fd);
+	return moved;
+}
+
+static int start_rsync(char **argv, int *sock, int *log, pid_t *pid, struct pst_err *e)
+{
+	int sv[2];
+
+	*log = memfd_create("postern-rsync-sent", MFD_CLOEXEC);
+	if (*log < 0 || (*log = fd_above_log(*log)) < 0)
+		return pst_fail(e, errno, "memfd_create: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    (sv[1] = fd_above_log(sv[1])) < 0) {
+		close(*log);
+		return pst_fail(e, errno, "socketpair: %s", strerror(errno));
+	}
+	fflush(NULL);
+	*pid = fork();
+	if (*pid == 0)
+		rsync_exec(argv, sv[1], *log);
+	close(sv[1]);
+	if (*pid < 0) {
+		close(sv[0]);
+		close(*log);
+		return pst_fail(e, errno, "cannot start rsync: %s", strerror(errno));
+	}
+	*sock = sv[0];
+	return 0;
+}
+
+int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, bool *sent,
+		 struct pst_err *e)
 {
 	char rsh[PATH_MAX + 32];
 	char **argv;
-	int sv[2], rc, status;
-	pid_t pid;
+	int sock = -1, log = -1, rc, status;
+	pid_t pid = -1;
 
 	rc = relay_command(rsh, sizeof(rsh), e);
 	if (rc < 0)
@@ -277,26 +355,18 @@ int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, st
 	argv = rsync_argv(rsh, paths, n, progress);
 	if (argv == NULL)
 		return pst_fail(e, ENOMEM, "out of memory");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-		free_argv(argv);
-		return pst_fail(e, errno, "socketpair: %s", strerror(errno));
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		rsync_exec(argv, sv[1]);
-	close(sv[1]);
+	rc = start_rsync(argv, &sock, &log, &pid, e);
 	free_argv(argv);
-	if (pid < 0) {
-		close(sv[0]);
-		return pst_fail(e, errno, "cannot start rsync: %s", strerror(errno));
-	}
-	rc = serve_relay(s, sv[0], e);
+	if (rc < 0)
+		return rc;
+	rc = serve_relay(s, sock, e);
 	/* Closing our end releases a relay still waiting: it exits 255. */
-	close(sv[0]);
+	close(sock);
 	if (rc < 0)
 		kill(pid, SIGTERM);
 	status = wait_child(pid);
+	read_sent_log(log, paths, n, sent);
+	close(log);
 	if (rc < 0)
 		return rc;
 	if (status < 0)

@@ -610,6 +610,28 @@ release_second_big() {
 }
 case_ "--release -q: a second release with a fresh code; 50 MB arrive byte for byte" release_second_big
 
+# An older upload of the same name waits in incoming (here: a damaged one):
+# rsync does not replace it, so --release must not install it as ours.
+release_stale_waiting() {
+	local f=$T/greet-1.2.0.tar.xz stale=$T/stale/greet-1.2.0.tar.xz
+	make_tarball greet-1.2.0 tar.xz
+	mkdir -p "$T/stale" && head -c 4096 /dev/urandom >"$stale"
+	e2e_set_code "$(e2e_fresh_code "$RELM")"
+	run timeout 120 rsync -e "$(e2e_client_command "$RELM")" "$stale" "$RELM@$E2E_HOST:"
+	want_rc 0 || return 1
+	snapshot >"$SNAP"
+	MARK=$(e2e_log_mark)
+	release_client "$RELM" -- "$f"
+	want_rc 1 && want_err "greet-1.2.0.tar.xz: not sent: a file of that name already waits" &&
+		want_err "not installed: greet-1.2.0.tar.xz" || return 1
+	cmp -s "$stale" "$E2E_ROOT/incoming/$RELM/greet-1.2.0.tar.xz" ||
+		{ fail_with "the waiting file changed"; return 1; }
+	want_log "$MARK" "event=install_refused" "user=$RELM" "dry_run=yes" &&
+		want_no_log "$MARK" "event=install_ok" && unchanged_since "$SNAP"
+}
+case_ "--release does not install an older upload of the same name waiting in incoming" \
+	release_stale_waiting
+
 release_not_maintainer() {
 	local f=$T/greet-2.0.0.tar.xz
 	make_tarball greet-2.0.0 tar.xz
