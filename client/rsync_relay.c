@@ -10,8 +10,9 @@
  * pipes as its input and output, so the bytes never pass through the relay,
  * and send the command's exit status back for the relay to exit with.
  *
- * rsync also writes the name of each file it really sent to a log on fd 4
- * (a memfd of ours; --log-file stays on this side): the server's rrsync
+ * rsync also writes the name of each file it really sent to a log in a
+ * private directory of ours (--log-file stays on this side; rsync opens it
+ * by name, without following links, so no /dev/fd path): the server's rrsync
  * never replaces a file already waiting in incoming, and rsync skips such a
  * file without a word, so this is how we learn that it was not sent.
  *
@@ -28,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,7 +38,6 @@
 
 #define RELAY_COMMAND_MAX 4096
 #define RSYNC_DEST "postern-relay:"
-#define RSYNC_LOG_FD 4
 #define SENT_MARK "postern-sent:"
 #define SENT_LOG_MAX (1024 * 1024)
 
@@ -149,7 +148,8 @@ static void free_argv(char **argv)
 	free(argv);
 }
 
-static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool progress)
+static char **rsync_argv(const char *rsh, const char *log, char *const paths[], size_t n,
+			 bool progress)
 {
 	char **argv = calloc(n + 10, sizeof(*argv));
 	size_t k = 0;
@@ -163,7 +163,8 @@ static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool pr
 	 * other --info values go to the server, which refuses them. */
 	if (progress)
 		argv[k++] = strdup("--info=progress2");
-	argv[k++] = strdup("--log-file=/dev/fd/4");
+	if (asprintf(&argv[k++], "--log-file=%s", log) < 0)
+		argv[k - 1] = NULL;
 	argv[k++] = strdup("--log-file-format=" SENT_MARK "%n");
 	argv[k++] = strdup("--");
 	for (size_t i = 0; i < n; i++)
@@ -171,23 +172,24 @@ static char **rsync_argv(const char *rsh, char *const paths[], size_t n, bool pr
 	argv[k++] = strdup(RSYNC_DEST);
 	for (size_t i = 0; i < k; i++) {
 		if (argv[i] == NULL) {
-			free_argv(argv);
+			for (size_t j = 0; j < k; j++)
+				free(argv[j]);
+			free(argv);
 			return NULL;
 		}
 	}
 	return argv;
 }
 
-/* sock and log are above RSYNC_LOG_FD (moved there by the parent), so
- * neither dup2() can close the other. */
-static void rsync_exec(char **argv, int sock, int log)
+static void rsync_exec(char **argv, int sock)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(sock, RSYNC_RELAY_FD) < 0 ||
-	    dup2(log, RSYNC_LOG_FD) < 0)
+	/* sock is above RSYNC_RELAY_FD (the parent moved it), so dup2 cannot
+	 * close it by accident. */
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(sock, RSYNC_RELAY_FD) < 0)
 		_exit(127);
-	fds_close_from(RSYNC_LOG_FD + 1);
+	fds_close_from(RSYNC_RELAY_FD + 1);
 	signal(SIGPIPE, SIG_DFL);
 	execvp(argv[0], argv);
 	fprintf(stderr, "postern-client: cannot run rsync: %s\n", strerror(errno));
@@ -306,35 +308,61 @@ static void read_sent_log(int log, char *const paths[], size_t n, bool *sent)
 	free(buf);
 }
 
-/* Both fds out of the way of the numbers the child gives them. */
-static int fd_above_log(int fd)
-{
-	int moved = fcntl(fd, F_DUPFD_CLOEXEC, RSYNC_LOG_FD + 1);
+/* The log of sent files: <dir>/sent.log in a new 0700 directory of ours. */
+struct sent_log {
+	char dir[PATH_MAX];
+	char path[PATH_MAX + 16];
+	int fd;
+};
 
-	close(fd);
-	return moved;
+static int sent_log_create(struct sent_log *l, struct pst_err *e)
+{
+	const char *base = getenv("XDG_RUNTIME_DIR");
+
+	if (base == NULL || base[0] != '/')
+		base = getenv("TMPDIR");
+	if (base == NULL || base[0] != '/')
+		base = "/tmp";
+	if (snprintf(l->dir, sizeof(l->dir), "%s/postern-client.XXXXXX", base) >= (int)sizeof(l->dir) ||
+	    mkdtemp(l->dir) == NULL)
+		return pst_fail(e, errno, "cannot make a private directory in %s: %s", base,
+				strerror(errno));
+	snprintf(l->path, sizeof(l->path), "%s/sent.log", l->dir);
+	l->fd = open(l->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (l->fd < 0) {
+		int err = errno;
+		rmdir(l->dir);
+		return pst_fail(e, err, "%s: %s", l->path, strerror(err));
+	}
+	return 0;
 }
 
-static int start_rsync(char **argv, int *sock, int *log, pid_t *pid, struct pst_err *e)
+static void sent_log_remove(struct sent_log *l)
 {
-	int sv[2];
+	close(l->fd);
+	unlink(l->path);
+	rmdir(l->dir);
+}
 
-	*log = memfd_create("postern-rsync-sent", MFD_CLOEXEC);
-	if (*log < 0 || (*log = fd_above_log(*log)) < 0)
-		return pst_fail(e, errno, "memfd_create: %s", strerror(errno));
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
-	    (sv[1] = fd_above_log(sv[1])) < 0) {
-		close(*log);
+static int start_rsync(char **argv, int *sock, pid_t *pid, struct pst_err *e)
+{
+	int sv[2], moved;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return pst_fail(e, errno, "socketpair: %s", strerror(errno));
+	moved = fcntl(sv[1], F_DUPFD_CLOEXEC, RSYNC_RELAY_FD + 1);
+	close(sv[1]);
+	if (moved < 0) {
+		close(sv[0]);
+		return pst_fail(e, errno, "fcntl: %s", strerror(errno));
 	}
 	fflush(NULL);
 	*pid = fork();
 	if (*pid == 0)
-		rsync_exec(argv, sv[1], *log);
-	close(sv[1]);
+		rsync_exec(argv, moved);
+	close(moved);
 	if (*pid < 0) {
 		close(sv[0]);
-		close(*log);
 		return pst_fail(e, errno, "cannot start rsync: %s", strerror(errno));
 	}
 	*sock = sv[0];
@@ -345,28 +373,30 @@ int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, bo
 		 struct pst_err *e)
 {
 	char rsh[PATH_MAX + 32];
+	struct sent_log log;
 	char **argv;
-	int sock = -1, log = -1, rc, status;
+	int sock = -1, rc, status;
 	pid_t pid = -1;
 
 	rc = relay_command(rsh, sizeof(rsh), e);
-	if (rc < 0)
+	if (rc < 0 || (rc = sent_log_create(&log, e)) < 0)
 		return rc;
-	argv = rsync_argv(rsh, paths, n, progress);
-	if (argv == NULL)
-		return pst_fail(e, ENOMEM, "out of memory");
-	rc = start_rsync(argv, &sock, &log, &pid, e);
-	free_argv(argv);
-	if (rc < 0)
+	argv = rsync_argv(rsh, log.path, paths, n, progress);
+	rc = argv != NULL ? start_rsync(argv, &sock, &pid, e) : pst_fail(e, ENOMEM, "out of memory");
+	if (argv != NULL)
+		free_argv(argv);
+	if (rc < 0) {
+		sent_log_remove(&log);
 		return rc;
+	}
 	rc = serve_relay(s, sock, e);
 	/* Closing our end releases a relay still waiting: it exits 255. */
 	close(sock);
 	if (rc < 0)
 		kill(pid, SIGTERM);
 	status = wait_child(pid);
-	read_sent_log(log, paths, n, sent);
-	close(log);
+	read_sent_log(log.fd, paths, n, sent);
+	sent_log_remove(&log);
 	if (rc < 0)
 		return rc;
 	if (status < 0)

@@ -583,6 +583,7 @@ release_one_login() {
 		want_log "$MARK" "event=command_allow" "user=$RELM" "name=list" &&
 		want_log "$MARK" "event=session_end" "user=$RELM" || return 1
 	[ "$(logins_since "$MARK" "$RELM")" = 1 ] || { fail_with "not exactly one login"; return 1; }
+	want_no_log "$MARK" "dry_run=yes" || { fail_with "a file that was sent was checked as waiting"; return 1; }
 	[ -z "$(e2e_leftover_pids)" ] || { fail_with "a relay or rsync is left over"; return 1; }
 }
 case_ "--release: local checks, upload (+ .asc), install-module and list on one login, one code" \
