@@ -356,7 +356,8 @@ static void list_modules(struct release_run *r, ssh_session s)
 	for (size_t i = 0; i < r->n; i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen = seen || strcmp(r->files[j].rn.module, r->files[i].rn.module) == 0;
+			seen = seen || (r->files[j].state == FILE_INSTALLED &&
+					strcmp(r->files[j].rn.module, r->files[i].rn.module) == 0);
 		if (seen || r->files[i].state != FILE_INSTALLED)
 			continue;
 		snprintf(cmd, sizeof(cmd), "list %s", r->files[i].rn.module);
