@@ -23,6 +23,13 @@
 /* Status for every failure of the client itself, as ssh(1) does. */
 #define CLIENT_EXIT_FAILURE 255
 
+/* --release: one status per way a release can end (postern-client(1)). */
+#define RELEASE_EXIT_OK 0               /* every file installed (or, --dry-run, would be) */
+#define RELEASE_EXIT_INSTALL_REFUSED 1  /* uploaded; the server refused some or all */
+#define RELEASE_EXIT_LOCAL_REFUSED 2    /* a file failed the local checks; nothing sent */
+#define RELEASE_EXIT_LOGIN_FAILED 3     /* connection, host key, key or code */
+#define RELEASE_EXIT_UPLOAD_FAILED 4    /* rsync failed; nothing was installed */
+
 /* Longest code (TOTP or recovery) the client will send, without the NUL. */
 #define CODE_MAX 64
 
@@ -43,6 +50,11 @@ struct client_opts {
 	bool accept_new;
 	int verbosity;
 	char *command;                /* the remote command, words joined by spaces */
+	bool release;                 /* --release: operands are files */
+	bool dry_run;                 /* --release --dry-run */
+	bool quiet;                   /* -q: results only */
+	char **files;                 /* --release: the FILE operands */
+	size_t n_files;
 };
 
 /* hostkey.c: known_hosts check; first use asks on the tty or needs accept_new. */
@@ -65,7 +77,35 @@ int tty_ask(const char *prompt, bool echo, char *buf, size_t len, struct pst_err
 /* auth.c: public key first, then the code through keyboard-interactive. */
 int auth_login(ssh_session s, const struct client_opts *o, struct pst_err *e);
 
-/* relay.c: run the command; returns its exit status or -errno. */
+/* session.c: connect, check the host key and log in; session_end() frees. */
+int session_login(const struct client_opts *o, ssh_session *out, struct pst_err *e);
+void session_end(ssh_session s);
+
+/* relay.c: run commands on channels of one session, one after the other. */
+struct relay_io {
+	int in_fd;     /* sent to the command's stdin; -1: none (EOF at once) */
+	/* Gets the command's output as it comes; returns 0 or -1 with e filled. */
+	int (*sink)(void *ctx, bool is_stderr, const char *buf, size_t n, struct pst_err *e);
+	void *ctx;
+};
+/* Run command; returns its exit status (0..255) or -errno. */
+int relay_channel_run(ssh_session s, const char *command, const struct relay_io *io,
+		      struct pst_err *e);
+/* The one-command mode: our stdin, stdout and stderr. */
 int relay_run(ssh_session s, const char *command, struct pst_err *e);
+int fd_write_full(int fd, const char *buf, size_t len);
+
+/* release.c: postern-client --release; returns a RELEASE_EXIT_* status. */
+int release_main(const struct client_opts *o);
+
+/* rsync_relay.c: the relay between rsync and a channel (see there). */
+#define RSYNC_RELAY_FD 3
+/* The relay mode rsync starts as its remote shell; returns our exit status. */
+int rsync_relay_child(int argc, char **argv);
+/* Upload paths with rsync over a channel of s; returns rsync's exit status
+ * or -errno. progress: ask rsync for --info=progress2. sent[i] becomes true
+ * when rsync really sent paths[i] (it skips a name already on the server). */
+int rsync_upload(ssh_session s, char *const paths[], size_t n, bool progress, bool *sent,
+		 struct pst_err *e);
 
 #endif

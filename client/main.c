@@ -2,9 +2,11 @@
  * postern-client [-p PORT] [-l USER] [-i KEY] [--code-command CMD |
  *                --code-file FILE] [--accept-new] [--known-hosts FILE]
  *                [-v] [USER@]HOST COMMAND...
+ * postern-client [OPTIONS] --release [--dry-run] [-q] [USER@]HOST FILE...
  *
- * Options stop at HOST, so the remote command's own options (rsync's
- * "--server -logDtpre.iLsfxCIvu") are never read as ours.
+ * Without --release, options stop at HOST, so the remote command's own
+ * options (rsync's "--server -logDtpre.iLsfxCIvu") are never read as ours.
+ * With --release (given before HOST), options may also follow the files.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,10 +25,13 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: postern-client [-p PORT] [-l USER] [-i KEY] [--code-command CMD | --code-file FILE]\n"
 		"                      [--accept-new] [--known-hosts FILE] [-v] [USER@]HOST COMMAND...\n"
+		"       postern-client [OPTIONS] --release [--dry-run] [-q] [USER@]HOST FILE...\n"
 		"\n"
 		"Logs in to a postern upload server with an SSH key and a one-time code, runs\n"
 		"COMMAND there and passes on its input, output and exit status. Use it as\n"
 		"rsync's transport: rsync -e 'postern-client -i ~/.ssh/id_ed25519' FILE HOST:\n"
+		"With --release, it checks FILE... here, then uploads, installs and lists them\n"
+		"on one login: postern-client --release HOST gtk-4.14.0.tar.xz\n"
 		"\n"
 		"  -p PORT              server port (22)\n"
 		"  -l USER              remote user (the local user name)\n"
@@ -38,7 +43,15 @@ static void usage(FILE *out)
 		"  --accept-new         remember an unknown host key without asking\n"
 		"                       (a changed key is always refused)\n"
 		"  --known-hosts FILE   known_hosts file (~/.ssh/known_hosts)\n"
-		"  -v                   libssh debug output on stderr (repeat for more)\n");
+		"  -v                   libssh debug output on stderr (repeat for more)\n"
+		"\n"
+		"  --release            release FILE... (<module>-<version>.tar.*) on one login:\n"
+		"                       the server's checks here first, then rsync upload,\n"
+		"                       install-module and list MODULE over one connection\n"
+		"  --dry-run            with --release: upload and run install-module --dry-run\n"
+		"  -q, --quiet          with --release: print only the results\n"
+		"Exit status with --release: 0 released, 1 the server refused some file,\n"
+		"2 refused here (nothing sent), 3 login failed, 4 upload failed.\n");
 }
 
 static int parse_port(const char *s, unsigned *port)
@@ -99,7 +112,7 @@ static int split_destination(char *dest, struct client_opts *o)
 }
 
 enum { OPT_CODE_COMMAND = 256, OPT_CODE_FILE, OPT_ACCEPT_NEW, OPT_KNOWN_HOSTS, OPT_HELP,
-       OPT_VERSION };
+       OPT_VERSION, OPT_RELEASE, OPT_DRY_RUN };
 
 static int set_code_source(struct client_opts *o, enum code_source src, const char *arg)
 {
@@ -112,57 +125,118 @@ static int set_code_source(struct client_opts *o, enum code_source src, const ch
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct client_opts *o)
+static int parse_option(int c, struct client_opts *o)
+{
+	switch (c) {
+	case 'p':
+		if (parse_port(optarg, &o->port) != 0) {
+			fprintf(stderr, "postern-client: -p %s: not a port number (1-65535)\n", optarg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'l': o->user = optarg; return 0;
+	case 'i': o->identity = optarg; return 0;
+	case 'v': o->verbosity++; return 0;
+	case 'q': o->quiet = true; return 0;
+	case OPT_CODE_COMMAND: return set_code_source(o, CODE_FROM_COMMAND, optarg);
+	case OPT_CODE_FILE: return set_code_source(o, CODE_FROM_FILE, optarg);
+	case OPT_ACCEPT_NEW: o->accept_new = true; return 0;
+	case OPT_KNOWN_HOSTS: o->known_hosts = optarg; return 0;
+	case OPT_RELEASE: o->release = true; return 0;
+	case OPT_DRY_RUN: o->dry_run = true; return 0;
+	case OPT_HELP: usage(stdout); exit(0);
+	case OPT_VERSION: printf("postern-client %s\n", POSTERN_VERSION); exit(0);
+	default: usage(stderr); return -EINVAL;
+	}
+}
+
+/*
+ * In-order scanning ("-" in the option string): each operand comes back as
+ * option 1. Without --release the first operand, HOST, ends our options;
+ * with it every operand is a file and options may follow them.
+ */
+static int scan_args(int argc, char **argv, struct client_opts *o, char **dest)
 {
 	static const struct option longopts[] = {
 		{ "code-command", required_argument, NULL, OPT_CODE_COMMAND },
 		{ "code-file", required_argument, NULL, OPT_CODE_FILE },
 		{ "accept-new", no_argument, NULL, OPT_ACCEPT_NEW },
 		{ "known-hosts", required_argument, NULL, OPT_KNOWN_HOSTS },
+		{ "release", no_argument, NULL, OPT_RELEASE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:l:i:v", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_port(optarg, &o->port) != 0) {
-				fprintf(stderr, "postern-client: -p %s: not a port number (1-65535)\n", optarg);
+	while ((c = getopt_long(argc, argv, "-p:l:i:vq", longopts, NULL)) != -1) {
+		if (c != 1) {
+			if (parse_option(c, o) != 0)
 				return -EINVAL;
-			}
-			break;
-		case 'l': o->user = optarg; break;
-		case 'i': o->identity = optarg; break;
-		case 'v': o->verbosity++; break;
-		case OPT_CODE_COMMAND:
-			if (set_code_source(o, CODE_FROM_COMMAND, optarg) != 0)
-				return -EINVAL;
-			break;
-		case OPT_CODE_FILE:
-			if (set_code_source(o, CODE_FROM_FILE, optarg) != 0)
-				return -EINVAL;
-			break;
-		case OPT_ACCEPT_NEW: o->accept_new = true; break;
-		case OPT_KNOWN_HOSTS: o->known_hosts = optarg; break;
-		case OPT_HELP: usage(stdout); exit(0);
-		case OPT_VERSION: printf("postern-client %s\n", POSTERN_VERSION); exit(0);
-		default: usage(stderr); return -EINVAL;
+			continue;
+		}
+		if (*dest == NULL) {
+			*dest = optarg;
+			if (!o->release)
+				break;
+		} else {
+			o->files[o->n_files++] = optarg;
 		}
 	}
-	if (argc - optind < 2) {
-		fprintf(stderr, "postern-client: need a HOST and a COMMAND (postern offers no interactive login)\n");
+	/* After "--" (or HOST without --release) the rest are operands as they are. */
+	if (*dest == NULL && optind < argc)
+		*dest = argv[optind++];
+	if (o->release)
+		for (; optind < argc; optind++)
+			o->files[o->n_files++] = argv[optind];
+	return 0;
+}
+
+static int check_mode(const struct client_opts *o, const char *dest, int n_command)
+{
+	if (dest == NULL) {
+		fprintf(stderr, "postern-client: need a HOST and %s\n", o->release ? "FILEs to release" :
+			"a COMMAND (postern offers no interactive login)");
 		usage(stderr);
 		return -EINVAL;
 	}
-	if (split_destination(argv[optind], o) != 0)
-		return -EINVAL;
-	if (o->host[0] == '\0' || (o->user != NULL && o->user[0] == '\0')) {
-		fprintf(stderr, "postern-client: %s: empty host or user name\n", argv[optind]);
+	if (o->release && o->n_files == 0) {
+		fprintf(stderr, "postern-client: --release: give the release tarballs after HOST\n");
 		return -EINVAL;
 	}
-	o->command = join_words(argv + optind + 1, argc - optind - 1);
+	if (!o->release && n_command == 0) {
+		fprintf(stderr, "postern-client: need a COMMAND after HOST (postern offers no "
+			"interactive login), or --release before HOST\n");
+		return -EINVAL;
+	}
+	if (!o->release && (o->dry_run || o->quiet)) {
+		fprintf(stderr, "postern-client: --dry-run and --quiet go with --release\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct client_opts *o)
+{
+	char *dest = NULL;
+
+	o->files = calloc((size_t)argc, sizeof(*o->files));
+	if (o->files == NULL)
+		return -ENOMEM;
+	if (scan_args(argc, argv, o, &dest) != 0 ||
+	    check_mode(o, dest, o->release ? 0 : argc - optind) != 0)
+		return -EINVAL;
+	if (split_destination(dest, o) != 0)
+		return -EINVAL;
+	if (o->host[0] == '\0' || (o->user != NULL && o->user[0] == '\0')) {
+		fprintf(stderr, "postern-client: %s: empty host or user name\n", dest);
+		return -EINVAL;
+	}
+	if (o->release)
+		return 0;
+	o->command = join_words(argv + optind, argc - optind);
 	return o->command != NULL ? 0 : -ENOMEM;
 }
 
@@ -179,42 +253,15 @@ static int local_user(struct client_opts *o)
 	return 0;
 }
 
-static int session_configure(ssh_session s, const struct client_opts *o, struct pst_err *e)
-{
-	/* Only what the command line says: no ~/.ssh/config surprises. */
-	int no = 0;
-
-	if (ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_HOST, o->host) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_USER, o->user) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_LOG_VERBOSITY, &o->verbosity) < 0)
-		return pst_fail(e, EINVAL, "%s: %s", o->host, ssh_get_error(s));
-	if (o->port != 0 && ssh_options_set(s, SSH_OPTIONS_PORT, &o->port) < 0)
-		return pst_fail(e, EINVAL, "port %u: %s", o->port, ssh_get_error(s));
-	if (o->known_hosts != NULL &&
-	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, o->known_hosts) < 0)
-		return pst_fail(e, EINVAL, "%s: %s", o->known_hosts, ssh_get_error(s));
-	return 0;
-}
-
 static int run(const struct client_opts *o, struct pst_err *e)
 {
-	ssh_session s = ssh_new();
-	int rc;
+	ssh_session s;
+	int rc = session_login(o, &s, e);
 
-	if (s == NULL)
-		return pst_fail(e, ENOMEM, "cannot create an ssh session");
-	rc = session_configure(s, o, e);
-	if (rc == 0 && ssh_connect(s) != SSH_OK)
-		rc = pst_fail(e, ECONNREFUSED, "%s: cannot connect: %s", o->host, ssh_get_error(s));
-	if (rc == 0)
-		rc = hostkey_verify(s, o, e);
-	if (rc == 0)
-		rc = auth_login(s, o, e);
-	if (rc == 0)
-		rc = relay_run(s, o->command, e);
-	ssh_disconnect(s);
-	ssh_free(s);
+	if (rc < 0)
+		return rc;
+	rc = relay_run(s, o->command, e);
+	session_end(s);
 	return rc;
 }
 
@@ -224,12 +271,22 @@ int main(int argc, char **argv)
 	struct pst_err e = { "" };
 	int rc;
 
-	if (parse_args(argc, argv, &o) != 0)
+	/* rsync runs us as its remote shell: its arguments are not ours. */
+	if (argc >= 2 && strcmp(argv[1], "--rsync-relay") == 0)
+		return rsync_relay_child(argc - 2, argv + 2);
+	if (parse_args(argc, argv, &o) != 0 || (o.user == NULL && local_user(&o) != 0)) {
+		free(o.command);
+		free(o.files);
 		return CLIENT_EXIT_FAILURE;
-	if (o.user == NULL && local_user(&o) != 0)
-		return CLIENT_EXIT_FAILURE;
+	}
+	if (o.release) {
+		rc = release_main(&o);
+		free(o.files);
+		return rc;
+	}
 	rc = run(&o, &e);
 	free(o.command);
+	free(o.files);
 	if (rc < 0) {
 		fprintf(stderr, "postern-client: %s\n", e.msg);
 		return CLIENT_EXIT_FAILURE;

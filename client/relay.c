@@ -1,11 +1,14 @@
 /*
- * Run the command on one session channel and pass bytes through: our stdin
- * to the channel, its stdout and stderr to ours, then its exit status back
- * as ours. No pty is asked for: postern has no interactive use, and rsync's
- * protocol needs a clean 8-bit pipe.
+ * Run one command on a session channel and pass bytes through: from an
+ * input fd to the channel, the channel's stdout and stderr to a sink, then
+ * its exit status back. No pty is asked for: postern has no interactive
+ * use, and rsync's protocol needs a clean 8-bit pipe. Several channels may
+ * run one after the other on one session, always from this one thread.
  *
  * libssh may already hold channel data it read from the socket, so every
- * round first drains both streams and only then waits in poll().
+ * round first drains both streams and only then waits in poll(). Input is
+ * never read faster than the peer's window allows, so a command that stops
+ * reading cannot make us block in a write while its output piles up.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,7 +21,7 @@
 
 #define RELAY_BUF (64 * 1024)
 
-static int fd_write_full(int fd, const char *buf, size_t len)
+int fd_write_full(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t w = write(fd, buf, len);
@@ -32,9 +35,9 @@ static int fd_write_full(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* Move what libssh holds for stdout and stderr to fds 1 and 2.
+/* Move what libssh holds for stdout and stderr to the sink.
  * Returns 1 when something moved, 0 when nothing was waiting. */
-static int drain_once(ssh_channel ch, char *buf, struct pst_err *e)
+static int drain_once(ssh_channel ch, const struct relay_io *io, char *buf, struct pst_err *e)
 {
 	int moved = 0;
 
@@ -45,33 +48,36 @@ static int drain_once(ssh_channel ch, char *buf, struct pst_err *e)
 					ssh_get_error(ssh_channel_get_session(ch)));
 		if (n <= 0)
 			continue;
-		if (fd_write_full(is_stderr ? STDERR_FILENO : STDOUT_FILENO, buf, (size_t)n) < 0)
-			return pst_fail(e, errno, "cannot write the command's %s: %s",
-					is_stderr ? "errors" : "output", strerror(errno));
+		if (io->sink(io->ctx, is_stderr != 0, buf, (size_t)n, e) < 0)
+			return -EIO;
 		moved = 1;
 	}
 	return moved;
 }
 
-static int drain(ssh_channel ch, char *buf, struct pst_err *e)
+static int drain(ssh_channel ch, const struct relay_io *io, char *buf, struct pst_err *e)
 {
 	int rc;
 
-	while ((rc = drain_once(ch, buf, e)) > 0)
+	while ((rc = drain_once(ch, io, buf, e)) > 0)
 		;
 	return rc;
 }
 
-/*
- * One read from stdin to the channel, never more than the peer's window
- * holds, so the write cannot block waiting for a window adjust that a
- * command which stopped reading will never send; at end of input, send
- * EOF once.
- */
-static int forward_stdin(ssh_channel ch, char *buf, bool *stdin_open, struct pst_err *e)
+static int send_eof(ssh_channel ch, struct pst_err *e)
+{
+	if (ssh_channel_send_eof(ch) != SSH_OK)
+		return pst_fail(e, EIO, "cannot send end of input: %s",
+				ssh_get_error(ssh_channel_get_session(ch)));
+	return 0;
+}
+
+/* One read from the input to the channel, never more than the window
+ * holds; at end of input, send EOF once. */
+static int forward_input(ssh_channel ch, int in_fd, char *buf, bool *in_open, struct pst_err *e)
 {
 	uint32_t window = ssh_channel_window_size(ch);
-	ssize_t n = read(STDIN_FILENO, buf, window < RELAY_BUF ? window : RELAY_BUF);
+	ssize_t n = read(in_fd, buf, window < RELAY_BUF ? window : RELAY_BUF);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
@@ -81,51 +87,53 @@ static int forward_stdin(ssh_channel ch, char *buf, bool *stdin_open, struct pst
 		/* The command ended without reading all its input: not our
 		 * failure; stop sending and report its exit status. */
 		if (ssh_channel_is_closed(ch) || ssh_channel_is_eof(ch)) {
-			*stdin_open = false;
+			*in_open = false;
 			return 0;
 		}
 		return pst_fail(e, EIO, "cannot send input: %s",
 				ssh_get_error(ssh_channel_get_session(ch)));
 	}
-	*stdin_open = false;
-	if (ssh_channel_send_eof(ch) != SSH_OK)
-		return pst_fail(e, EIO, "cannot send end of input: %s",
-				ssh_get_error(ssh_channel_get_session(ch)));
-	return 0;
+	*in_open = false;
+	return send_eof(ch, e);
 }
 
-static int pump(ssh_session s, ssh_channel ch, struct pst_err *e)
+static int pump(ssh_session s, ssh_channel ch, const struct relay_io *io, struct pst_err *e)
 {
 	static char buf[RELAY_BUF];
-	bool stdin_open = true;
+	bool in_open = io->in_fd >= 0;
 	int rc;
 
+	if (!in_open && send_eof(ch, e) < 0)
+		return -EIO;
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = ssh_get_fd(s), .events = POLLIN },
-			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = io->in_fd, .events = POLLIN },
 		};
-		bool want_stdin;
+		bool want_input;
 
-		rc = drain(ch, buf, e);
+		rc = drain(ch, io, buf, e);
 		if (rc < 0)
 			return rc;
 		if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch))
 			return 0;
 		/* With the window full, only the peer's next packet (an adjust,
 		 * output, or the close) can move things on. */
-		want_stdin = stdin_open && ssh_channel_window_size(ch) > 0;
-		if (poll(pfd, want_stdin ? 2 : 1, -1) < 0 && errno != EINTR)
+		want_input = in_open && ssh_channel_window_size(ch) > 0;
+		if (poll(pfd, want_input ? 2 : 1, -1) < 0 && errno != EINTR)
 			return pst_fail(e, errno, "poll: %s", strerror(errno));
-		if (want_stdin && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-			rc = forward_stdin(ch, buf, &stdin_open, e);
+		if ((pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0 && !ssh_is_connected(s))
+			return pst_fail(e, ECONNRESET, "connection lost");
+		if (want_input && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+			rc = forward_input(ch, io->in_fd, buf, &in_open, e);
 			if (rc < 0)
 				return rc;
 		}
 	}
 }
 
-int relay_run(ssh_session s, const char *command, struct pst_err *e)
+int relay_channel_run(ssh_session s, const char *command, const struct relay_io *io,
+		      struct pst_err *e)
 {
 	ssh_channel ch = ssh_channel_new(s);
 	int rc, status;
@@ -140,7 +148,7 @@ int relay_run(ssh_session s, const char *command, struct pst_err *e)
 	rc = ssh_channel_request_exec(ch, command) == SSH_OK ? 0 :
 		pst_fail(e, EIO, "the server refused to run the command: %s", ssh_get_error(s));
 	if (rc == 0)
-		rc = pump(s, ch, e);
+		rc = pump(s, ch, io, e);
 	if (rc == 0) {
 		status = ssh_channel_get_exit_status(ch);
 		rc = status >= 0 ? status :
@@ -150,4 +158,21 @@ int relay_run(ssh_session s, const char *command, struct pst_err *e)
 	ssh_channel_close(ch);
 	ssh_channel_free(ch);
 	return rc;
+}
+
+/* Output of the one-command mode: the remote stdout and stderr to ours. */
+static int sink_to_stdio(void *ctx, bool is_stderr, const char *buf, size_t n, struct pst_err *e)
+{
+	(void)ctx;
+	if (fd_write_full(is_stderr ? STDERR_FILENO : STDOUT_FILENO, buf, n) < 0)
+		return pst_fail(e, errno, "cannot write the command's %s: %s",
+				is_stderr ? "errors" : "output", strerror(errno));
+	return 0;
+}
+
+int relay_run(ssh_session s, const char *command, struct pst_err *e)
+{
+	const struct relay_io io = { .in_fd = STDIN_FILENO, .sink = sink_to_stdio, .ctx = NULL };
+
+	return relay_channel_run(s, command, &io, e);
 }

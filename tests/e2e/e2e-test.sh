@@ -36,15 +36,17 @@ MAINT=pte2e-maint
 OTHER=pte2e-other
 REL=pte2e-rel
 LOCKED=pte2e-lock
+RELM=pte2e-relm
+RELO=pte2e-relo
 T=
 trap 'e2e_teardown || true' EXIT
 
 e2e_setup
 T=$E2E_ROOT/t
 install -d -m 0700 "$T"
-for u in "$MAINT" "$OTHER" "$REL" "$LOCKED"; do e2e_add_uploader "$u"; done
-e2e_write_policy "$REL" "hello:$MAINT"
-for u in "$MAINT" "$OTHER" "$REL" "$LOCKED"; do e2e_enroll "$u"; done
+for u in "$MAINT" "$OTHER" "$REL" "$LOCKED" "$RELM" "$RELO"; do e2e_add_uploader "$u"; done
+e2e_write_policy "$REL" "hello:$MAINT" "greet:$RELM"
+for u in "$MAINT" "$OTHER" "$REL" "$LOCKED" "$RELM" "$RELO"; do e2e_enroll "$u"; done
 e2e_start
 touch "$T/started"
 set +e
@@ -537,6 +539,164 @@ control_master() {
 }
 case_ "ControlMaster: one code covers upload, install and list (release team, new module)" \
 	control_master
+
+# --- postern-client --release: one login for the whole release ---------------------
+
+# A code command that counts how often it is asked (once per code prompt)
+# and prints the code in $T/relcode.
+printf '#!/bin/sh\necho asked >>"%s"\ncat "%s"\n' "$T/prompts" "$T/relcode" >"$T/codecmd"
+chmod 0700 "$T/codecmd"
+: >"$T/prompts"
+prompts() { wc -l <"$T/prompts"; }
+
+# release_client USER [options] -- FILE...: postern-client --release, code from codecmd.
+release_client() {
+	local user=$1; shift
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	e2e_set_code "$(e2e_fresh_code "$user")"
+	cp "$E2E_ROOT/client/code" "$T/relcode"
+	run e2e_client "$user" --code-command "$T/codecmd" "${opts[@]}" --release -- "$@" </dev/null
+}
+
+logins_since() {
+	e2e_log_since "$1" | grep -F "event=login_ok" | grep -cF "user=$2"
+}
+
+release_one_login() {
+	local f=$T/greet-1.0.0.tar.xz dir=$E2E_ROOT/pub/sources/greet/1.0 before
+	make_tarball greet-1.0.0 tar.xz
+	echo "not really a signature" >"$f.asc"
+	snapshot >"$SNAP"
+	before=$(prompts)
+	release_client "$RELM" -- "$f"
+	want_rc 0 && want_out "released: greet-1.0.0.tar.xz" && want_out "installed as sources/greet/1.0/" &&
+		want_out "1.0.0" || return 1
+	[ "$(prompts)" = $((before + 1)) ] || { fail_with "asked $(($(prompts) - before)) codes, wanted 1"; return 1; }
+	cmp -s "$f" "$dir/greet-1.0.0.tar.xz" || { fail_with "the tree copy differs"; return 1; }
+	[ ! -e "$E2E_ROOT/incoming/$RELM/greet-1.0.0.tar.xz" ] || { fail_with "upload left in incoming"; return 1; }
+	cmp -s "$f.asc" "$E2E_ROOT/incoming/$RELM/greet-1.0.0.tar.xz.asc" ||
+		{ fail_with "the signature next to the file was not uploaded"; return 1; }
+	want_log "$MARK" "event=install_ok" "user=$RELM" "module=greet" "version=1.0.0" &&
+		want_log "$MARK" "event=command_allow" "user=$RELM" "name=rsync" &&
+		want_log "$MARK" "event=command_allow" "user=$RELM" "name=list" &&
+		want_log "$MARK" "event=session_end" "user=$RELM" || return 1
+	[ "$(logins_since "$MARK" "$RELM")" = 1 ] || { fail_with "not exactly one login"; return 1; }
+	want_no_log "$MARK" "dry_run=yes" || { fail_with "a file that was sent was checked as waiting"; return 1; }
+	[ -z "$(e2e_leftover_pids)" ] || { fail_with "a relay or rsync is left over"; return 1; }
+}
+case_ "--release: local checks, upload (+ .asc), install-module and list on one login, one code" \
+	release_one_login
+
+# Also the relay's big-file test: 50 MB through rsync over the channel.
+release_second_big() {
+	local nv=greet-1.1.0 f=$T/greet-1.1.0.tar.gz before
+	rm -rf "${T:?}/src" && mkdir -p "$T/src/$nv"
+	head -c $((50 * 1024 * 1024)) /dev/urandom >"$T/src/$nv/blob"
+	tar -C "$T/src" --owner=0 --group=0 -cf - "$nv" | gzip -1 >"$f"
+	rm -rf "${T:?}/src"
+	echo "a sign file" >"$T/greet-1.1.0.tar.sign"
+	snapshot >"$SNAP"
+	before=$(prompts)
+	release_client "$RELM" -q -- "$f"
+	want_rc 0 && want_out "released: greet-1.1.0.tar.gz" || return 1
+	! grep -qF "list greet" "$T/out" || { fail_with "--quiet printed the steps"; return 1; }
+	[ "$(prompts)" = $((before + 1)) ] || { fail_with "not one code for the second release"; return 1; }
+	cmp -s "$f" "$E2E_ROOT/pub/sources/greet/1.1/greet-1.1.0.tar.gz" ||
+		{ fail_with "50 MB did not arrive byte for byte"; return 1; }
+	[ -f "$E2E_ROOT/incoming/$RELM/greet-1.1.0.tar.sign" ] || { fail_with ".tar.sign not uploaded"; return 1; }
+	[ "$(logins_since "$MARK" "$RELM")" = 1 ] &&
+		want_log "$MARK" "event=install_ok" "user=$RELM" "version=1.1.0"
+}
+case_ "--release -q: a second release with a fresh code; 50 MB arrive byte for byte" release_second_big
+
+# An older upload of the same name waits in incoming (here: a damaged one):
+# rsync does not replace it, so --release must not install it as ours.
+release_stale_waiting() {
+	local f=$T/greet-1.2.0.tar.xz stale=$T/stale/greet-1.2.0.tar.xz
+	make_tarball greet-1.2.0 tar.xz
+	mkdir -p "$T/stale" && head -c 4096 /dev/urandom >"$stale"
+	e2e_set_code "$(e2e_fresh_code "$RELM")"
+	run timeout 120 rsync -e "$(e2e_client_command "$RELM")" "$stale" "$RELM@$E2E_HOST:"
+	want_rc 0 || return 1
+	snapshot >"$SNAP"
+	MARK=$(e2e_log_mark)
+	release_client "$RELM" -- "$f"
+	want_rc 1 && want_err "greet-1.2.0.tar.xz: not sent: a file of that name already waits" &&
+		want_err "not installed: greet-1.2.0.tar.xz" || return 1
+	cmp -s "$stale" "$E2E_ROOT/incoming/$RELM/greet-1.2.0.tar.xz" ||
+		{ fail_with "the waiting file changed"; return 1; }
+	want_log "$MARK" "event=install_refused" "user=$RELM" "dry_run=yes" &&
+		want_no_log "$MARK" "event=install_ok" && unchanged_since "$SNAP"
+}
+case_ "--release does not install an older upload of the same name waiting in incoming" \
+	release_stale_waiting
+
+release_not_maintainer() {
+	local f=$T/greet-2.0.0.tar.xz
+	make_tarball greet-2.0.0 tar.xz
+	snapshot >"$SNAP"
+	release_client "$RELO" -- "$f"
+	want_rc 1 && want_err "$RELO may not release greet" && want_err "not installed: greet-2.0.0.tar.xz" ||
+		return 1
+	cmp -s "$f" "$E2E_ROOT/incoming/$RELO/greet-2.0.0.tar.xz" || { fail_with "the upload was not kept"; return 1; }
+	[ -z "$(find "$E2E_ROOT/pub" -name 'greet-2.0.0*')" ] || { fail_with "reached the tree"; return 1; }
+	want_log "$MARK" "event=install_refused" "user=$RELO" "module=greet" &&
+		want_no_log "$MARK" "event=install_ok"
+}
+case_ "--release by a non-maintainer: exit 1 with the server's reason; the upload stays" \
+	release_not_maintainer
+
+release_dry_run_refused() {
+	release_client "$RELO" --dry-run -- "$T/greet-2.0.0.tar.xz"
+	want_rc 1 && want_err "$RELO may not release greet" &&
+		want_log "$MARK" "event=install_refused" "user=$RELO" "dry_run=yes" &&
+		want_no_log "$MARK" "event=install_ok" && unchanged_since "$SNAP"
+}
+case_ "--release --dry-run reaches the server's install-module --dry-run" release_dry_run_refused
+
+release_wrong_code() {
+	local f=$T/greet-3.0.0.tar.xz before
+	make_tarball greet-3.0.0 tar.xz
+	snapshot >"$SNAP"
+	before=$(prompts)
+	e2e_wrong_code "$RELM" >"$T/relcode"
+	run e2e_client "$RELM" --code-command "$T/codecmd" --release -- "$f" </dev/null
+	want_rc 3 && want_err "refused the code" && [ "$(prompts)" = $((before + 1)) ] &&
+		want_log "$MARK" "event=login_fail" "user=$RELM" "reason=bad_code" &&
+		want_no_log "$MARK" "event=command_allow" && unchanged_since "$SNAP"
+}
+case_ "--release with a wrong code: exit 3, nothing uploaded" release_wrong_code
+
+release_hostile_local() {
+	local f=$T/greet-4.0.0.tar.xz
+	rm -rf "${T:?}/src" && mkdir -p "$T/src/greet-4.0.0"
+	echo hi >"$T/src/greet-4.0.0/README"
+	ln -s ../../../etc/passwd "$T/src/greet-4.0.0/escape"
+	tar -C "$T/src" -cJf "$f" greet-4.0.0
+	snapshot >"$SNAP"
+	: >"$T/relcode"
+	run strace -f -qq -e trace=connect -o "$T/strace" "$E2E_ROOT/bin/postern-client" \
+		-p "$E2E_PORT" -i "$E2E_ROOT/client/$RELM.key" \
+		--known-hosts "$E2E_ROOT/client/known_hosts" --code-command "$T/codecmd" \
+		--release "$RELM@$E2E_HOST" "$f" </dev/null
+	want_rc 2 && want_err "greet-4.0.0.tar.xz: refused: " && want_err "nothing was sent" || return 1
+	! grep -q "AF_INET" "$T/strace" || { fail_with "a connection was opened"; diag <"$T/strace"; return 1; }
+	want_no_log "$MARK" "Connection from" && unchanged_since "$SNAP"
+}
+case_ "--release refuses a hostile tarball here, with no connection at all (strace)" \
+	release_hostile_local
+
+# The relay ends when the remote side does, even with input that never ends.
+relay_endless_input() {
+	e2e_set_code "$(e2e_fresh_code "$RELM")"
+	run timeout 60 "$E2E_ROOT/bin/postern-client" -p "$E2E_PORT" -i "$E2E_ROOT/client/$RELM.key" \
+		--known-hosts "$E2E_ROOT/client/known_hosts" --code-file "$E2E_ROOT/client/code" \
+		"$RELM@$E2E_HOST" help </dev/zero
+	want_rc 0 && want_out "install-module" && unchanged_since "$SNAP"
+}
+case_ "postern-client ends when the command does, though its input never ends" relay_endless_input
 
 no_home_writes() {
 	[ -z "$(find "$E2E_ROOT/home" -newer "$T/started")" ] ||
