@@ -69,9 +69,11 @@ static void usage(FILE *out)
 	      "  -m, --module M   only records about module M\n"
 	      "  -e, --event E    only events E (see --list-events)\n"
 	      "      --from ADDR  only records from client address ADDR\n"
-	      "      --since T    from T on; T is ISO 8601: 2026-12-03, 2026-12-03T06:30,\n"
-	      "                   2026-12-03T06:30:00Z; without a zone, local time\n"
-	      "      --until T    up to T (a date alone: to the end of that day)\n"
+	      "      --since T    from T on; T is today, yesterday, tomorrow, now, -30min,\n"
+	      "                   -1h, -2d, -1w (units s, min, h, d, w), or ISO 8601:\n"
+	      "                   2026-12-03, 2026-12-03T06:30, 2026-12-03T06:30:00Z;\n"
+	      "                   without a zone, local time\n"
+	      "      --until T    up to T (a day alone, or today/yesterday: to its end)\n"
 	      "      --year Y     year of traditional syslog lines, which have none\n"
 	      "                   (default: this year, or last year for a future date)\n"
 	      "      --json       JSON lines;  --csv  CSV (RFC 4180)\n"
@@ -144,8 +146,9 @@ static int add_names(struct name_list *list, char *arg, bool are_events)
 
 static int parse_time_option(const char *arg, bool until, int64_t *us, bool *have)
 {
-	if (time_parse_iso(arg, strlen(arg), until, us) != strlen(arg))
-		return die_usage(arg, "not an ISO 8601 date or time (like 2026-12-03, 2026-12-03T06:30 or 2026-12-03T06:30:00Z)");
+	if (!time_parse_relative(arg, time(NULL), until, us) &&
+	    time_parse_iso(arg, strlen(arg), until, us) != strlen(arg))
+		return die_usage(arg, "not a time: give today, yesterday, now, -30min, -1h, -2d, -1w, or an ISO 8601 date or time (2026-12-03, 2026-12-03T06:30, 2026-12-03T06:30:00Z)");
 	*have = true;
 	return EXIT_OK;
 }

@@ -185,6 +185,52 @@ static void test_iso_times(void **state)
 	assert_int_equal(time_parse_iso("yesterday", 9, false, &us), 0);
 }
 
+static void expect_relative(const char *text, bool end_of_day, const char *want)
+{
+	const time_t now = 1796305200;     /* 2026-12-03T13:40:00Z */
+	char t[TIME_TEXT_MAX];
+	int64_t us = -1;
+
+	assert_true(time_parse_relative(text, now, end_of_day, &us));
+	time_format_utc(us, t);
+	assert_string_equal(t, want);
+}
+
+/* What `journalctl --since` users type; DEPLOY.md shows --since today. */
+static void test_relative_times(void **state)
+{
+	int64_t us = 42;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	expect_relative("today", false, "2026-12-03T00:00:00Z");
+	expect_relative("today", true, "2026-12-03T23:59:59Z");
+	expect_relative("yesterday", false, "2026-12-02T00:00:00Z");
+	expect_relative("yesterday", true, "2026-12-02T23:59:59Z");
+	expect_relative("tomorrow", false, "2026-12-04T00:00:00Z");
+	expect_relative("now", false, "2026-12-03T13:40:00Z");
+	expect_relative("-1h", false, "2026-12-03T12:40:00Z");
+	expect_relative("-30min", false, "2026-12-03T13:10:00Z");
+	expect_relative("-2d", false, "2026-12-01T13:40:00Z");
+	expect_relative("-1w", false, "2026-11-26T13:40:00Z");
+	expect_relative("-90s", false, "2026-12-03T13:38:30Z");
+	/* Midnight is local midnight, as for an ISO date without a zone. */
+	setenv("TZ", "Europe/Paris", 1);
+	tzset();
+	expect_relative("today", false, "2026-12-02T23:00:00Z");
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_false(time_parse_relative("Today", 0, false, &us));
+	assert_false(time_parse_relative("-1", 0, false, &us));
+	assert_false(time_parse_relative("1h", 0, false, &us));
+	assert_false(time_parse_relative("-1y", 0, false, &us));
+	assert_false(time_parse_relative("-h", 0, false, &us));
+	assert_false(time_parse_relative("-1h ", 0, false, &us));
+	assert_false(time_parse_relative("-99999999999h", 0, false, &us));
+	assert_false(time_parse_relative("", 0, false, &us));
+	assert_int_equal(us, 42);
+}
+
 static void test_traditional_year_rule(void **state)
 {
 	struct year_rule y = { .now = 1767225600 };     /* 2026-01-01T00:00:00Z */
@@ -225,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_journal_sender_check),
 		cmocka_unit_test(test_journal_shapes),
 		cmocka_unit_test(test_iso_times),
+		cmocka_unit_test(test_relative_times),
 		cmocka_unit_test(test_traditional_year_rule),
 		cmocka_unit_test(test_event_table),
 	};
