@@ -173,6 +173,7 @@ int main(int argc, char **argv)
 	}
 	d.policy = policy;
 	d.set = policy_settings(policy);
+	audit_delivery_check(PROG, AUDIT_OP_READ, d.set->audit_on_failure, NULL);
 	if (serving)
 		listen_fd = open_socket(&o, d.set, uid, sock_gid);
 	if (geteuid() == 0 && (installd_prepare_state(d.set->state, uid, gid, &e) < 0 ||
