@@ -2,7 +2,7 @@
  * postern-installd: the only writer of the public release tree.
  *
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
- *                    [--socket PATH --foreground]
+ *                    [--socket PATH | --foreground]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
  *
  * It runs as the `postern` user. Started as root it needs --user: it then
@@ -10,8 +10,9 @@
  * entries in <state>, and drops to USER for good before it touches the tree
  * or reads a request. Started as any other user it is that user. Under
  * systemd the socket comes from socket activation (LISTEN_FDS); without it,
- * --socket PATH --foreground runs it standalone in the foreground (tests,
- * demo). It never forks into the background itself.
+ * it binds --socket PATH itself (or paths.socket, with --foreground): how it
+ * runs under any other supervisor, in production as in tests. It never
+ * forks into the background itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,7 +50,7 @@ struct options {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH --foreground]\n"
+		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH | --foreground]\n"
 		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n");
 	exit(2);
 }
@@ -95,7 +96,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind != argc || (o->reindex != NULL && o->reindex_all) ||
-	    (o->socket != NULL && !o->foreground) || (o->socket_group != NULL && o->user == NULL))
+	    (o->socket_group != NULL && o->user == NULL))
 		usage();
 	if (o->reindex != NULL && !name_is_module(o->reindex))
 		die(o->reindex, "not a module name");
@@ -140,8 +141,8 @@ static int open_socket(const struct options *o, const struct policy_settings *se
 		die("socket activation", e.msg);
 	if (fd > 0)
 		return fd;
-	if (!o->foreground)
-		die("no socket", "systemd passed none; to run standalone use --socket PATH --foreground");
+	if (!o->foreground && o->socket == NULL)
+		die("no socket", "systemd passed none; without systemd give --socket PATH (or --foreground for paths.socket)");
 	fd = installd_socket_bind(o->socket != NULL ? o->socket : set->socket,
 				  geteuid() == 0 ? uid : SF_ANY_UID, sock_gid, &e);
 	if (fd < 0)
