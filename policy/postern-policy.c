@@ -331,8 +331,8 @@ static const struct command commands[] = {
 	{ "check", run_check, "",
 	  "Validate the configuration and the generated DOAP module file it names, then\n"
 	  "print numbers of modules, maintainers and open modules, the release team, the\n"
-	  "explicit entries that override DOAP entries, and warnings for users and groups\n"
-	  "that do not exist on this system.\n"
+	  "explicit entries that override DOAP entries, warnings for users and groups\n"
+	  "that do not exist on this system, and where the audit records go.\n"
 	  "Exit status: 0 valid (warnings do not count), 1 invalid.\n" },
 	{ "explain", run_explain, "[--delete] USER MODULE",
 	  "Print whether USER may release MODULE (with --delete: delete its releases),\n"
