@@ -27,6 +27,11 @@ static const struct event_info events[] = {
 	{ "totp_revoke", EMIT_TOTP },
 	{ "totp_unlock", EMIT_TOTP },
 	{ "totp_recovery_reset", EMIT_TOTP },
+	{ "sshd_auth_incomplete", EMIT_SSHD },
+	{ "sshd_user_refused", EMIT_SSHD },
+	{ "sshd_forward_refused", EMIT_SSHD },
+	{ "sshd_subsystem_refused", EMIT_SSHD },
+	{ "sshd_preauth_disconnect", EMIT_SSHD },
 };
 
 static const struct {
@@ -73,6 +78,10 @@ const char *emitter_name(unsigned emitter)
 {
 	size_t i;
 
+	/* Not in tags[]: sshd never writes "event=" lines, so one under its
+	 * tag is a forgery, not a record. */
+	if (emitter == EMIT_SSHD)
+		return "sshd";
 	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
 		if (tags[i].emitter == emitter)
 			return tags[i].tag;

@@ -10,6 +10,7 @@ enum emitter {
 	EMIT_INSTALLD = 1 << 2,  /* postern-installd */
 	EMIT_TOTP = 1 << 3,      /* postern-totp */
 	EMIT_POLICY = 1 << 4,    /* postern-policy */
+	EMIT_SSHD = 1 << 5,      /* OpenSSH's own lines for the postern sshd (sshd_log.h) */
 };
 
 struct event_info {
@@ -26,7 +27,7 @@ const struct event_info *event_table(size_t *count);
 /* The emitter a syslog tag names ("postern-shell"...), or 0. */
 unsigned emitter_of_tag(const char *tag);
 
-/* "pam_postern", "postern-shell", ... for one emitter bit. */
+/* "pam_postern", "postern-shell", ..., "sshd" for one emitter bit. */
 const char *emitter_name(unsigned emitter);
 
 #endif

@@ -30,7 +30,7 @@ enum exit_code {
 enum long_only {
 	OPT_SINCE = 256, OPT_UNTIL, OPT_YEAR, OPT_FROM, OPT_JSON, OPT_CSV,
 	OPT_DAEMON_UID, OPT_SHELL_EXE, OPT_INPUT, OPT_LIST_EVENTS, OPT_VERSION,
-	OPT_FORMAT,
+	OPT_FORMAT, OPT_SSHD_TAG,
 };
 
 static const struct option long_options[] = {
@@ -47,6 +47,7 @@ static const struct option long_options[] = {
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "daemon-uid", required_argument, NULL, OPT_DAEMON_UID },
 	{ "shell-exe", required_argument, NULL, OPT_SHELL_EXE },
+	{ "sshd-tag", required_argument, NULL, OPT_SSHD_TAG },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -62,16 +63,19 @@ static void usage(FILE *out)
 	      "\n"
 	      "  (no command)     list the records\n"
 	      "  summary          per user: logins ok/failed, denied commands, installs,\n"
-	      "                   non-maintainer uploads, refused installs, lockouts\n"
+	      "                   non-maintainer uploads, refused installs, lockouts,\n"
+	      "                   sshd's refusals, disconnects before authentication\n"
 	      "  session ID       one ssh session's records, in order\n"
 	      "\n"
 	      "  -u, --user U     only records about U (repeat, or U1,U2)\n"
 	      "  -m, --module M   only records about module M\n"
 	      "  -e, --event E    only events E (see --list-events)\n"
 	      "      --from ADDR  only records from client address ADDR\n"
-	      "      --since T    from T on; T is ISO 8601: 2026-12-03, 2026-12-03T06:30,\n"
-	      "                   2026-12-03T06:30:00Z; without a zone, local time\n"
-	      "      --until T    up to T (a date alone: to the end of that day)\n"
+	      "      --since T    from T on; T is today, yesterday, tomorrow, now, -30min,\n"
+	      "                   -1h, -2d, -1w (units s, min, h, d, w), or ISO 8601:\n"
+	      "                   2026-12-03, 2026-12-03T06:30, 2026-12-03T06:30:00Z;\n"
+	      "                   without a zone, local time\n"
+	      "      --until T    up to T (a day alone, or today/yesterday: to its end)\n"
 	      "      --year Y     year of traditional syslog lines, which have none\n"
 	      "                   (default: this year, or last year for a future date)\n"
 	      "      --json       JSON lines;  --csv  CSV (RFC 4180)\n"
@@ -79,6 +83,8 @@ static void usage(FILE *out)
 	      "      --input FMT  auto (default), syslog or journal\n"
 	      "      --daemon-uid UID  uid of postern-installd (default: user postern)\n"
 	      "      --shell-exe PATH  where postern-shell is installed (default " POSTERN_SHELL_EXE ")\n"
+	      "      --sshd-tag TAG    syslog tag of the maintainers' sshd, whose own refusals\n"
+	      "                   are read too (default postern-sshd; none: do not read them)\n"
 	      "  -q, --quiet      no notes (suspicious lines are always reported)\n"
 	      "      --list-events  the events of the schema and who emits them\n"
 	      "\n"
@@ -119,7 +125,7 @@ static int list_events(void)
 	ev = event_table(&n);
 	for (i = 0; i < n; i++) {
 		printf("%s", ev[i].name);
-		for (bit = 1; bit <= EMIT_POLICY; bit <<= 1) {
+		for (bit = 1; bit <= EMIT_SSHD; bit <<= 1) {
 			if (ev[i].emitters & bit)
 				printf(" %s", emitter_name(bit));
 		}
@@ -144,8 +150,9 @@ static int add_names(struct name_list *list, char *arg, bool are_events)
 
 static int parse_time_option(const char *arg, bool until, int64_t *us, bool *have)
 {
-	if (time_parse_iso(arg, strlen(arg), until, us) != strlen(arg))
-		return die_usage(arg, "not an ISO 8601 date or time (like 2026-12-03, 2026-12-03T06:30 or 2026-12-03T06:30:00Z)");
+	if (!time_parse_relative(arg, time(NULL), until, us) &&
+	    time_parse_iso(arg, strlen(arg), until, us) != strlen(arg))
+		return die_usage(arg, "not a time: give today, yesterday, now, -30min, -1h, -2d, -1w, or an ISO 8601 date or time (2026-12-03, 2026-12-03T06:30, 2026-12-03T06:30:00Z)");
 	*have = true;
 	return EXIT_OK;
 }
@@ -210,6 +217,9 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 			return die_usage(optarg, "--shell-exe needs an absolute path");
 		in->rules.shell_exe = optarg;
 		return EXIT_OK;
+	case OPT_SSHD_TAG:
+		in->rules.sshd_tag = strcmp(optarg, "none") == 0 ? NULL : optarg;
+		return EXIT_OK;
 	case 'q':
 		in->quiet = true;
 		return EXIT_OK;
@@ -221,6 +231,7 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 
 static void default_options(struct input_options *in)
 {
+	static struct sshd_sessions sshd_sessions;
 	struct passwd *pw;
 
 	memset(in, 0, sizeof(*in));
@@ -228,6 +239,8 @@ static void default_options(struct input_options *in)
 	in->rules.years.now = time(NULL);
 	in->rules.shell_exe = POSTERN_SHELL_EXE;
 	in->rules.uid_of_user = uid_of_user;
+	in->rules.sshd_tag = "postern-sshd";
+	in->rules.sshd = &sshd_sessions;
 	pw = getpwnam("postern");
 	in->rules.daemon_uid = pw != NULL ? (long)pw->pw_uid : -1;
 }

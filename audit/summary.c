@@ -16,12 +16,15 @@ enum count {
 	C_NMU,
 	C_REFUSED,
 	C_LOCKOUTS,
+	C_SSHD_REFUSED,
+	C_PREAUTH,
 	C_COUNT,
 };
 
 static const char *const count_names[C_COUNT] = {
 	"logins_ok", "logins_failed", "denied_commands", "installs",
 	"non_maintainer_uploads", "refused_installs", "lockouts",
+	"sshd_refusals", "preauth_disconnects",
 };
 
 struct user_counts {
@@ -61,6 +64,10 @@ static void count_record(struct user_counts *u, const struct trail_record *r)
 		u->n[C_REFUSED]++;
 	else if (strcmp(r->event, "lockout") == 0)
 		u->n[C_LOCKOUTS]++;
+	else if (strcmp(r->event, "sshd_preauth_disconnect") == 0)
+		u->n[C_PREAUTH]++;
+	else if (strncmp(r->event, "sshd_", 5) == 0)
+		u->n[C_SSHD_REFUSED]++;
 	else if (strcmp(r->event, "install_ok") == 0) {
 		u->n[C_INSTALLS]++;
 		maintainer = fields_get(&r->f, "maintainer");
@@ -72,7 +79,8 @@ static void count_record(struct user_counts *u, const struct trail_record *r)
 static void print_summary(FILE *out, enum out_format fmt, const struct user_counts *all, size_t count)
 {
 	static const char *const head[] = { "USER", "LOGIN_OK", "LOGIN_FAILED", "DENIED",
-					     "INSTALLS", "NMU", "REFUSED", "LOCKOUTS" };
+					     "INSTALLS", "NMU", "REFUSED", "LOCKOUTS",
+					     "SSHD_REFUSED", "PREAUTH" };
 	char num[C_COUNT][24];
 	const char *cells[C_COUNT + 1];
 	struct table t;

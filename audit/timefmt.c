@@ -128,6 +128,67 @@ size_t time_parse_iso(const char *s, size_t len, bool end_of_day, int64_t *us)
 	return pos + zone;
 }
 
+/* Local midnight days_ago days before now's day (negative: after). */
+static int64_t local_midnight_us(time_t now, int days_ago, bool end_of_day)
+{
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	tm.tm_mday -= days_ago;
+	tm.tm_hour = 0;
+	tm.tm_min = 0;
+	tm.tm_sec = 0;
+	if (end_of_day) {
+		tm.tm_hour = 23;
+		tm.tm_min = 59;
+		tm.tm_sec = 59;
+		return local_to_us(&tm) + 999999;
+	}
+	return local_to_us(&tm);
+}
+
+/* "-N<unit>": N units before now; false on anything else or an overflow. */
+static bool parse_ago(const char *s, time_t now, int64_t *us)
+{
+	static const struct {
+		const char *name;
+		int64_t seconds;
+	} units[] = {
+		{ "s", 1 }, { "sec", 1 }, { "m", 60 }, { "min", 60 }, { "h", 3600 },
+		{ "d", 86400 }, { "w", 7 * 86400 },
+	};
+	int64_t n = 0;
+	size_t i;
+
+	if (*s++ != '-' || *s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		n = n * 10 + (*s - '0');
+		if (n > 100000000)
+			return false;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s, units[i].name) == 0) {
+			*us = ((int64_t)now - n * units[i].seconds) * 1000000;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool time_parse_relative(const char *s, time_t now, bool end_of_day, int64_t *us)
+{
+	if (strcmp(s, "now") == 0) {
+		*us = (int64_t)now * 1000000;
+		return true;
+	}
+	if (strcmp(s, "today") == 0 || strcmp(s, "yesterday") == 0 || strcmp(s, "tomorrow") == 0) {
+		*us = local_midnight_us(now, s[0] == 't' ? (s[2] == 'd' ? 0 : -1) : 1, end_of_day);
+		return true;
+	}
+	return parse_ago(s, now, us);
+}
+
 static int month_index(const char *s)
 {
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";

@@ -19,6 +19,16 @@
 size_t time_parse_iso(const char *s, size_t len, bool end_of_day, int64_t *us);
 
 /*
+ * What journalctl users type for --since/--until, besides ISO 8601:
+ * "now", "today", "yesterday", "tomorrow" (local midnight; with end_of_day
+ * the last microsecond of that day, as for a date alone), and "-N<unit>"
+ * for N units before now, unit one of s, min, h, d, w (also m for
+ * minutes). The whole string must be one of these; returns false
+ * otherwise.
+ */
+bool time_parse_relative(const char *s, time_t now, bool end_of_day, int64_t *us);
+
+/*
  * The year a traditional syslog time ("Dec  3 06:34:25", local, no year)
  * belongs to: year when fixed, otherwise the year of now, or the one
  * before when that would put the line more than a day in the future (a

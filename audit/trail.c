@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "audit.h"
 #include "events.h"
 #include "journal_json.h"
+#include "sshd_log.h"
 #include "syslog_line.h"
+#include "text.h"
 
 /* Where a message came from, whichever the input format. */
 struct origin {
@@ -154,7 +157,8 @@ static int check_schema(struct trail_record *r, struct pst_err *why)
 		return pst_fail(why, EINVAL, "unknown event \"%s\" (not in docs/AUDIT.md)", r->event);
 	if ((ev->emitters & r->emitter) == 0)
 		return pst_fail(why, EINVAL, "%s does not emit %s events", emitter_name(r->emitter), r->event);
-	if (!is_session_id(r->sid))
+	/* sshd's lines carry no session id: postern's own records do. */
+	if (r->emitter == EMIT_SSHD ? strcmp(r->sid, "-") != 0 : !is_session_id(r->sid))
 		return pst_fail(why, EINVAL, "sid \"%s\" is not 16 hex digits", r->sid);
 	join_claimed_session(r);
 	return 0;
@@ -183,8 +187,76 @@ static int check_sender(const struct origin *o, const struct trail_record *r,
 			o->uid, o->exe[0] != '\0' ? o->exe : "program unknown", emitter_name(r->emitter));
 }
 
-static enum trail_verdict read_origin(const struct origin *o, const struct trail_rules *rules,
-				      struct trail_record *r, struct pst_err *why)
+static bool text_is_printable(const char *s, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/* One of sshd's refusals, written out as audit.c would and parsed back, so
+ * it reaches the reports exactly like every other record. */
+static int sshd_record(const struct sshd_event *ev, struct trail_record *r, struct pst_err *why)
+{
+	const char *kv[2 * SSHD_EXTRA_MAX + 1];
+	struct audit_session s;
+	char text[AUDIT_RECORD_MAX];
+	size_t i, len;
+
+	memset(&s, 0, sizeof(s));
+	if (!str_copy(s.user, sizeof(s.user), ev->user))
+		str_copy(s.user, sizeof(s.user), "(over-long)");
+	str_copy(s.from, sizeof(s.from), ev->from);
+	str_copy(s.port, sizeof(s.port), ev->port);
+	str_copy(s.sid, sizeof(s.sid), "-");
+	for (i = 0; i < ev->nextra; i++) {
+		kv[2 * i] = ev->extra_key[i];
+		kv[2 * i + 1] = ev->extra_value[i];
+	}
+	kv[2 * i] = NULL;
+	len = audit_format(text, sizeof(text), ev->event, &s, kv);
+	return fields_parse(&r->f, text, len, why);
+}
+
+static enum trail_verdict read_sshd(const struct origin *o, const struct trail_rules *rules,
+				    struct trail_record *r, struct pst_err *why)
+{
+	struct sshd_event ev;
+	char msg[2048];
+
+	if (o->msg_len >= sizeof(msg) || memchr(o->msg, '\0', o->msg_len) != NULL)
+		return TRAIL_OTHER;
+	memcpy(msg, o->msg, o->msg_len);
+	msg[o->msg_len] = '\0';
+	if (!sshd_log_read(rules->sshd, o->host, o->pid, msg, &ev))
+		return TRAIL_OTHER;
+	r->emitter = EMIT_SSHD;
+	if (!text_is_printable(o->msg, o->msg_len) ||
+	    (!o->journal && check_no_escaped_control(o->msg, o->msg_len, why) != 0)) {
+		pst_fail(why, EINVAL, "an sshd line with a raw control character or invalid UTF-8, which sshd never writes");
+		return TRAIL_SUSPICIOUS;
+	}
+	if (o->journal && o->uid != 0) {
+		pst_fail(why, EPERM, "forged: an sshd line sent by uid %ld (%s), but sshd logs as root",
+			 o->uid, o->exe[0] != '\0' ? o->exe : "program unknown");
+		return TRAIL_SUSPICIOUS;
+	}
+	if (sshd_record(&ev, r, why) != 0 || check_schema(r, why) != 0) {
+		trail_record_free(r);
+		return TRAIL_SUSPICIOUS;
+	}
+	return TRAIL_RECORD;
+}
+
+/* A postern record: "event=..." or pam_postern's "pam_postern(...): event=...". */
+static enum trail_verdict read_postern(const struct origin *o, const struct trail_rules *rules,
+				       struct trail_record *r, struct pst_err *why)
 {
 	enum trail_verdict v;
 	size_t body = 0;
@@ -199,6 +271,18 @@ static enum trail_verdict read_origin(const struct origin *o, const struct trail
 		trail_record_free(r);
 		return TRAIL_SUSPICIOUS;
 	}
+	return TRAIL_RECORD;
+}
+
+static enum trail_verdict read_origin(const struct origin *o, const struct trail_rules *rules,
+				      struct trail_record *r, struct pst_err *why)
+{
+	enum trail_verdict v = read_postern(o, rules, r, why);
+
+	if (v == TRAIL_OTHER && rules->sshd_tag != NULL && strcmp(o->tag, rules->sshd_tag) == 0)
+		v = read_sshd(o, rules, r, why);
+	if (v != TRAIL_RECORD)
+		return v;
 	r->time_us = o->time_us;
 	r->pid = o->pid;
 	r->verified = o->journal;

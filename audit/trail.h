@@ -13,6 +13,9 @@
  *     program that does not emit it, or an event the schema does not know;
  *   - in the journal, a record whose sender uid (journald's _UID, which the
  *     kernel vouches for) is not one that program runs as.
+ * Lines of the postern sshd itself (tag rules->sshd_tag) become sshd_*
+ * records when sshd_log.c knows the sentence; in the journal only from
+ * uid 0, as sshd logs through its privileged monitor.
  * A syslog file cannot say who wrote a line (logger -t postern-shell works
  * for anyone), so its records are accepted but never "verified".
  */
@@ -25,6 +28,7 @@
 
 #include "errmsg.h"
 #include "fields.h"
+#include "sshd_log.h"
 #include "timefmt.h"
 
 #define TRAIL_TEXT_MAX 256
@@ -40,6 +44,8 @@ struct trail_rules {
 	const char *shell_exe;      /* where postern-shell is installed */
 	/* The uid of a login name on the audited host, or -1. */
 	long (*uid_of_user)(const char *user);
+	const char *sshd_tag;       /* syslog tag of the postern sshd, or NULL */
+	struct sshd_sessions *sshd; /* what earlier sshd lines said, or NULL */
 };
 
 struct trail_record {

@@ -4,7 +4,8 @@
  * on the maintainer's file, so a broken tarball is refused on the laptop
  * with the message the server would give.
  *
- * It MUST NOT write anything: the server's "staging copy" goes to /dev/null.
+ * It MUST NOT write anything: the daemon's staging pass (upload_stage(),
+ * which hashes) copies to /dev/null, then the checker's rules read the file.
  * The limits are the server's defaults; a server configured stricter still
  * refuses on its side.
  */
@@ -21,6 +22,7 @@
 #include "policy_internal.h"
 #include "release.h"
 #include "tarball.h"
+#include "upload_stage.h"
 
 static const char *last_component(const char *path)
 {
@@ -50,12 +52,38 @@ static int open_upload(const char *path, const struct policy_limits *lim, struct
 	return fd;
 }
 
+/* The daemon's pass (SHA-256) then the checker's rules, over the same open file. */
+static int check_open_upload(struct release_file *f, int fd, const struct policy_limits *lim,
+			     struct pst_err *e)
+{
+	struct tarball_expect expect = { .module = f->rn.module, .version = f->rn.version,
+		.compression = f->rn.compression, .limits = lim };
+	struct upload_staged staged;
+	struct tarball_result *result;
+	int sink, rc;
+
+	sink = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	result = malloc(sizeof(*result));
+	if (sink < 0 || result == NULL)
+		rc = pst_fail(e, ENOMEM, "cannot set up the check: %s", strerror(errno));
+	else
+		rc = upload_stage(fd, sink, lim->max_compressed, &staged, e);
+	if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
+		rc = pst_fail(e, errno, "cannot read it again: %s", strerror(errno));
+	if (rc == 0)
+		rc = tarball_check(fd, &expect, result, e);
+	if (rc == 0)
+		memcpy(f->sha256, staged.sha256, sizeof(f->sha256));
+	free(result);
+	if (sink >= 0)
+		close(sink);
+	return rc;
+}
+
 int local_check(struct release_file *f, struct pst_err *e)
 {
 	struct policy_settings defaults;
-	struct tarball_expect expect;
-	struct tarball_result *result;
-	int fd, sink, rc;
+	int fd, rc;
 
 	f->name = last_component(f->path);
 	if (release_name_parse(f->name, &f->rn, e) < 0)
@@ -64,20 +92,7 @@ int local_check(struct release_file *f, struct pst_err *e)
 	fd = open_upload(f->path, &defaults.limits, e);
 	if (fd < 0)
 		return fd;
-	sink = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	result = malloc(sizeof(*result));
-	if (sink < 0 || result == NULL) {
-		rc = pst_fail(e, ENOMEM, "cannot set up the check: %s", strerror(errno));
-	} else {
-		expect = (struct tarball_expect){ .module = f->rn.module, .version = f->rn.version,
-			.compression = f->rn.compression, .limits = &defaults.limits };
-		rc = tarball_check_copy(fd, sink, &expect, result, e);
-		if (rc == 0)
-			memcpy(f->sha256, result->sha256, sizeof(f->sha256));
-	}
-	free(result);
-	if (sink >= 0)
-		close(sink);
+	rc = check_open_upload(f, fd, &defaults.limits, e);
 	close(fd);
 	return rc;
 }

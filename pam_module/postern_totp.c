@@ -225,16 +225,17 @@ struct command {
 	const char *name;
 	int (*run)(struct admin *a, int argc, char **argv);
 	bool create_store;
+	enum audit_operation op;
 };
 
 static const struct command commands[] = {
-	{ "enroll", cmd_enroll, true },
-	{ "status", cmd_status, false },
-	{ "list", cmd_list, false },
-	{ "unlock", cmd_unlock, false },
-	{ "revoke", cmd_revoke, false },
-	{ "recovery-codes", cmd_recovery_codes, false },
-	{ "import-oath", cmd_import_oath, true },
+	{ "enroll", cmd_enroll, true, AUDIT_OP_CHANGE },
+	{ "status", cmd_status, false, AUDIT_OP_READ },
+	{ "list", cmd_list, false, AUDIT_OP_READ },
+	{ "unlock", cmd_unlock, false, AUDIT_OP_CHANGE },
+	{ "revoke", cmd_revoke, false, AUDIT_OP_CHANGE },
+	{ "recovery-codes", cmd_recovery_codes, false, AUDIT_OP_CHANGE },
+	{ "import-oath", cmd_import_oath, true, AUDIT_OP_CHANGE },
 };
 
 static int run_command(struct admin *a, const struct command *c, int argc, char **argv)
@@ -261,6 +262,7 @@ int main(int argc, char **argv)
 	};
 	struct totp_config cfg;
 	struct admin a = { .storefd = -1 };
+	struct pst_err e;
 	const char *config = NULL;
 	const char *store = NULL;
 	size_t i;
@@ -291,9 +293,13 @@ int main(int argc, char **argv)
 	a.store_path = cfg.store;
 	a.incoming = cfg.incoming;
 	admin_identify(&a);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[optind], commands[i].name) == 0)
-			return run_command(&a, &commands[i], argc - optind, argv + optind);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name) != 0)
+			continue;
+		if (audit_delivery_check(PROG, commands[i].op, cfg.audit_on_failure, &e) < 0)
+			return admin_fail("%s: %s", commands[i].name, e.msg);
+		return run_command(&a, &commands[i], argc - optind, argv + optind);
+	}
 	admin_fail("unknown command '%s'", argv[optind]);
 	usage(stderr);
 	return 2;

@@ -28,6 +28,7 @@ static int from_policy(const char *path, struct totp_config *out)
 	}
 	ps = policy_settings(p);
 	rc = 0;
+	out->audit_on_failure = ps->audit_on_failure;
 	if (ps->state != NULL &&
 	    snprintf(out->store, sizeof(out->store), "%s/totp", ps->state) >= (int)sizeof(out->store))
 		rc = admin_fail("%s: paths.state is too long", path);

@@ -2,12 +2,15 @@
 #ifndef POSTERN_TOTP_CONFIG_H
 #define POSTERN_TOTP_CONFIG_H
 
+#include "audit_delivery.h"
+
 #define TOTP_PATH_MAX 4096
 
 struct totp_config {
 	char store[TOTP_PATH_MAX];      /* <state>/totp, or -S */
 	char incoming_buf[TOTP_PATH_MAX];
 	const char *incoming;           /* paths.incoming, NULL when the config has none */
+	enum audit_on_failure audit_on_failure;   /* audit.on_failure, default refuse */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit_delivery.h"
 #include "errmsg.h"
 
 struct policy;
@@ -56,6 +57,7 @@ struct policy_settings {
 	const char *mail_from;
 	const char *release_team_group;        /* or NULL */
 	const char *const *release_team_users; /* or NULL */
+	enum audit_on_failure audit_on_failure; /* audit.on_failure, default refuse */
 };
 
 struct policy_module {

@@ -223,6 +223,33 @@ static int read_mail(struct schema_ctx *c, const struct ynode *v, void *t)
 	return schema_walk(c, v, "mail", keys, sizeof(keys) / sizeof(keys[0]), t);
 }
 
+/* audit */
+
+static int read_audit_on_failure(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	const char *word;
+	int rc = schema_string(c, v, "audit.on_failure", &word);
+
+	if (rc < 0)
+		return rc;
+	if (strcmp(word, "refuse") == 0)
+		STRUCT_OF(t)->audit_on_failure = AUDIT_ON_FAILURE_REFUSE;
+	else if (strcmp(word, "continue") == 0)
+		STRUCT_OF(t)->audit_on_failure = AUDIT_ON_FAILURE_CONTINUE;
+	else
+		return schema_fail(c, v, "audit.on_failure: '%s' is neither refuse nor continue", word);
+	return 0;
+}
+
+static int read_audit(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	static const struct schema_key keys[] = {
+		{ "on_failure", read_audit_on_failure },
+	};
+
+	return schema_walk(c, v, "audit", keys, sizeof(keys) / sizeof(keys[0]), t);
+}
+
 /* top-level scalars */
 
 static int read_doap_modules(struct schema_ctx *c, const struct ynode *v, void *t)
@@ -373,6 +400,7 @@ SETTING(release_team, read_release_team)
 SETTING(limits, read_limits)
 SETTING(hooks, read_hooks)
 SETTING(mail, read_mail)
+SETTING(audit, read_audit)
 SETTING(doap_modules, read_doap_modules)
 SETTING(doap_sources, read_doap_sources)
 SETTING(delete_window, read_delete_window)
@@ -397,6 +425,7 @@ int schema_config(struct schema_ctx *c, const struct ynode *root,
 		{ "delete_window", read_delete_window_wrap },
 		{ "mirror_sync_interval", read_mirror_sync_interval_wrap },
 		{ "mail", read_mail_wrap },
+		{ "audit", read_audit_wrap },
 	};
 	struct config_target t = { s, mods };
 

@@ -92,6 +92,20 @@ static int sub_options(const struct command *c, int argc, char **argv, const cha
 	return optind;
 }
 
+/* The admin's first look: where would the audit records of this host go? */
+static void print_audit_delivery(const struct policy_settings *s)
+{
+	char receiver[32];
+	struct pst_err why;
+
+	if (audit_delivery_probe(receiver, sizeof(receiver), &why))
+		printf("audit records: delivered to %s through /dev/log\n", receiver);
+	else
+		printf("audit records: NOT delivered: %s; changes are %s (audit.on_failure: %s)\n", why.msg,
+		       s->audit_on_failure == AUDIT_ON_FAILURE_CONTINUE ? "made without a record" : "refused",
+		       s->audit_on_failure == AUDIT_ON_FAILURE_CONTINUE ? "continue" : "refuse");
+}
+
 static int run_check(const char *config, int argc, char **argv)
 {
 	const struct command *c = find_command("check");
@@ -110,6 +124,7 @@ static int run_check(const char *config, int argc, char **argv)
 	if (policy_load(config, &p, &e) < 0)
 		return load_failed(config, &e);
 	warnings = report_check(stdout, p, config);
+	print_audit_delivery(policy_settings(p));
 	printf("%u warning%s\n", warnings, warnings == 1 ? "" : "s");
 	policy_free(p);
 	return 0;
@@ -261,6 +276,11 @@ static int run_import(const char *config, int argc, char **argv)
 	if (policy_load_settings(config, &p, &e) < 0)
 		return load_failed(config, &e);
 	s = policy_settings(p);
+	if (audit_delivery_check(PROG, AUDIT_OP_CHANGE, s->audit_on_failure, &e) < 0) {
+		fprintf(stderr, PROG ": import-doap: %s\n", e.msg);
+		policy_free(p);
+		return EXIT_FAIL;
+	}
 	if (import_paths(argc, argv, first, s, paths, bufs, &o.npaths) < 0) {
 		policy_free(p);
 		return EXIT_FAIL;
@@ -311,8 +331,8 @@ static const struct command commands[] = {
 	{ "check", run_check, "",
 	  "Validate the configuration and the generated DOAP module file it names, then\n"
 	  "print numbers of modules, maintainers and open modules, the release team, the\n"
-	  "explicit entries that override DOAP entries, and warnings for users and groups\n"
-	  "that do not exist on this system.\n"
+	  "explicit entries that override DOAP entries, warnings for users and groups\n"
+	  "that do not exist on this system, and where the audit records go.\n"
 	  "Exit status: 0 valid (warnings do not count), 1 invalid.\n" },
 	{ "explain", run_explain, "[--delete] USER MODULE",
 	  "Print whether USER may release MODULE (with --delete: delete its releases),\n"
@@ -396,5 +416,9 @@ int main(int argc, char **argv)
 		main_usage(stderr);
 		return EXIT_FAIL;
 	}
+	/* import-doap decides for itself; check reports on stdout; a unit's
+	 * ExecCondition (doap-configured) has nobody to warn. */
+	if (c->run != run_import && c->run != run_check && c->run != run_doap_configured)
+		audit_delivery_check(PROG, AUDIT_OP_READ, AUDIT_ON_FAILURE_REFUSE, NULL);
 	return c->run(config, argc - optind, argv + optind);
 }

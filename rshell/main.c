@@ -28,6 +28,7 @@
 #include <openssl/crypto.h>
 
 #include "audit.h"
+#include "audit_delivery.h"
 #include "build_config.h"
 #include "dispatch.h"
 #include "env.h"
@@ -239,6 +240,8 @@ int main(int argc, char **argv)
 	 * the decision. */
 	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	openlog(PROG, LOG_PID, LOG_AUTHPRIV);
+	/* Installs and deletes are refused by the daemon; the rest warns. */
+	audit_delivery_check(PROG, AUDIT_OP_READ, AUDIT_ON_FAILURE_REFUSE, NULL);
 	account_load(&ctx);
 	audit_session_init(&ctx.s, ctx.user[0] ? ctx.user : NULL, ctx.in.ssh_connection);
 	status = run(&ctx, argc, argv);

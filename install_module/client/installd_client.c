@@ -242,15 +242,21 @@ static void list_allowed(const struct client *c)
 	size_t i;
 	size_t n = policy_module_count(c->policy);
 
+	size_t shown = 0;
+
 	printf("Modules you may release:\n");
 	if (policy_is_release_team(c->policy, c->user))
 		printf("  any module: you are in the release team\n");
 	for (i = 0; i < n; i++) {
 		const struct policy_module *m = policy_module_at(c->policy, i);
 		if (policy_may(c->policy, c->user, POLICY_INSTALL, m->name, why, sizeof(why)) != POLICY_DENY &&
-		    !policy_is_release_team(c->policy, c->user))
+		    !policy_is_release_team(c->policy, c->user)) {
 			printf("  %s: %s\n", m->name, why);
+			shown++;
+		}
 	}
+	if (shown == 0 && !policy_is_release_team(c->policy, c->user))
+		printf("  none: ask the release team to make you a maintainer of a module (in postern.yaml or the module's DOAP file)\n");
 }
 
 static const char *entry_kind(mode_t mode)

@@ -100,8 +100,16 @@ static void adopt_claimed_session(struct installd_peer *peer, const struct wire_
 static bool dispatch(const struct installd *d, const struct installd_peer *peer,
 		     const struct wire_request *req, int fd)
 {
+	struct pst_err e;
+
 	if (req->op != WIRE_OP_INSTALL && fd >= 0) {
 		invalid(peer, "a file descriptor was passed with a request that takes none");
+		return false;
+	}
+	/* No change without its audit record (common/audit_delivery.h). */
+	if ((req->op == WIRE_OP_INSTALL || req->op == WIRE_OP_DELETE) &&
+	    audit_delivery_check("postern-installd", AUDIT_OP_CHANGE, d->set->audit_on_failure, &e) < 0) {
+		wire_send_msg(peer->sock, WIRE_MSG_ERROR, "%s", e.msg);
 		return false;
 	}
 	switch (req->op) {

@@ -2,7 +2,7 @@
  * postern-installd: the only writer of the public release tree.
  *
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
- *                    [--socket PATH --foreground] [--check-socket PATH]
+ *                    [--socket PATH | --foreground] [--check-socket PATH]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
  *   postern-installd --help
  *
@@ -11,8 +11,9 @@
  * entries in <state>, and drops to USER for good before it touches the tree
  * or reads a request. Started as any other user it is that user. Under
  * systemd the socket comes from socket activation (LISTEN_FDS); without it,
- * --socket PATH --foreground runs it standalone in the foreground (tests,
- * demo). It never forks into the background itself.
+ * it binds --socket PATH itself (or paths.socket, with --foreground): how it
+ * runs under any other supervisor, in production as in tests. It never
+ * forks into the background itself.
  *
  * Uploads are decoded only by postern-check, another user in a sandbox,
  * reached through --check-socket (default /run/postern/check.sock, where
@@ -56,7 +57,7 @@ struct options {
 static void usage(FILE *to, int status)
 {
 	fprintf(to,
-		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH --foreground]\n"
+		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH | --foreground]\n"
 		"                        [--check-socket PATH]\n"
 		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n"
 		"       " PROG " --help\n");
@@ -113,7 +114,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind != argc || (o->reindex != NULL && o->reindex_all) ||
-	    (o->socket != NULL && !o->foreground) || (o->socket_group != NULL && o->user == NULL))
+	    (o->socket_group != NULL && o->user == NULL))
 		usage(stderr, 2);
 	if (o->reindex != NULL && !name_is_module(o->reindex))
 		die(o->reindex, "not a module name");
@@ -158,8 +159,8 @@ static int open_socket(const struct options *o, const struct policy_settings *se
 		die("socket activation", e.msg);
 	if (fd > 0)
 		return fd;
-	if (!o->foreground)
-		die("no socket", "systemd passed none; to run standalone use --socket PATH --foreground");
+	if (!o->foreground && o->socket == NULL)
+		die("no socket", "systemd passed none; without systemd give --socket PATH (or --foreground for paths.socket)");
 	fd = installd_socket_bind(o->socket != NULL ? o->socket : set->socket,
 				  geteuid() == 0 ? uid : SF_ANY_UID, sock_gid, &e);
 	if (fd < 0)
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
 	d.policy = policy;
 	d.set = policy_settings(policy);
 	d.check_socket = o.check_socket;
+	audit_delivery_check(PROG, AUDIT_OP_READ, d.set->audit_on_failure, NULL);
 	if (serving)
 		listen_fd = open_socket(&o, d.set, uid, sock_gid);
 	if (geteuid() == 0) {

@@ -39,12 +39,41 @@ result $? "a reused session id splits into two connections at the second login"
 python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-want = {"pte2e-maint": "8 3 1 1 0 0 0", "pte2e-other": "9 0 3 0 0 1 0", "pte2e-rel": "1 0 0 1 0 0 0"}
-sys.exit(not (rows[0][0] == "user" and len(rows) == 4 and
+want = {"-": "0 0 0 0 0 0 0 0 2", "pte2e-maint": "8 3 1 1 0 0 0 5 0",
+        "pte2e-other": "9 0 3 0 0 1 0 4 0", "pte2e-rel": "1 0 0 1 0 0 0 0 0"}
+sys.exit(not (rows[0][0] == "user" and len(rows) == 5 and
               all(" ".join(r[1:]) == want[r[0]] for r in rows[1:])))' "$work/summary.csv"
 result $? "summary --csv"
 "$audit" -q --year 2026 --csv session "$sid" "$log" | head -n 1 | grep -q '^part,time,host,event,user,from,port,sid,module,version,file,reason,details'
 result $? "session --csv has a part column"
+
+# sshd's own refusals, which never reach PAM or the shell: the key-only
+# logins (the key accepted, the code never given), the refused -L forwards
+# (the user from the session's earlier lines), the sftp requests, the
+# connections dropped before authentication.
+"$audit" -q --year 2026 --csv "$log" |
+	python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r["event"].startswith("sshd_")]
+got = sorted((r["event"], r["user"], r["details"]) for r in rows)
+key = "SHA256:akbR//HhE3dOOUrtxngvbm/i8vTnr01nLi3tEkdNyPc"
+want = sorted([("sshd_auth_incomplete", "pte2e-maint", "how=closed key=" + key)] * 3 +
+              [("sshd_auth_incomplete", "pte2e-maint", "how=closed key=-"),
+               ("sshd_auth_incomplete", "pte2e-maint", "how=disconnected key=" + key)] +
+              [("sshd_forward_refused", "pte2e-other", "kind=local target=\"127.0.0.1 port 45691\"")] * 2 +
+              [("sshd_subsystem_refused", "pte2e-other", "subsystem=sftp")] * 2 +
+              [("sshd_preauth_disconnect", "-", "how=closed")] * 2)
+if got != want:
+    print("\n".join(map(str, got)))
+sys.exit(got != want)' >"$work/sshd.out" 2>&1
+result $? "sshd's refusals for the postern sshd: key-only, forwards, subsystems, preauth"
+[ -s "$work/sshd.out" ] && sed 's/^/# /' "$work/sshd.out"
+"$audit" -q --year 2026 --sshd-tag none -e sshd_forward_refused "$log" | grep -q sshd_
+[ $? = 1 ]
+result $? "--sshd-tag none: sshd's lines are not read"
+"$audit" -q --year 2026 --sshd-tag sshd -e sshd_forward_refused "$log" | grep -q sshd_
+[ $? = 1 ]
+result $? "another sshd's lines (another tag) are not counted"
 
 # Forged and malformed lines in the middle of the real trail change nothing
 # but the count of suspicious lines.

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +186,164 @@ static void test_iso_times(void **state)
 	assert_int_equal(time_parse_iso("yesterday", 9, false, &us), 0);
 }
 
+static void expect_relative(const char *text, bool end_of_day, const char *want)
+{
+	const time_t now = 1796305200;     /* 2026-12-03T13:40:00Z */
+	char t[TIME_TEXT_MAX];
+	int64_t us = -1;
+
+	assert_true(time_parse_relative(text, now, end_of_day, &us));
+	time_format_utc(us, t);
+	assert_string_equal(t, want);
+}
+
+/* What `journalctl --since` users type; DEPLOY.md shows --since today. */
+static void test_relative_times(void **state)
+{
+	int64_t us = 42;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	expect_relative("today", false, "2026-12-03T00:00:00Z");
+	expect_relative("today", true, "2026-12-03T23:59:59Z");
+	expect_relative("yesterday", false, "2026-12-02T00:00:00Z");
+	expect_relative("yesterday", true, "2026-12-02T23:59:59Z");
+	expect_relative("tomorrow", false, "2026-12-04T00:00:00Z");
+	expect_relative("now", false, "2026-12-03T13:40:00Z");
+	expect_relative("-1h", false, "2026-12-03T12:40:00Z");
+	expect_relative("-30min", false, "2026-12-03T13:10:00Z");
+	expect_relative("-2d", false, "2026-12-01T13:40:00Z");
+	expect_relative("-1w", false, "2026-11-26T13:40:00Z");
+	expect_relative("-90s", false, "2026-12-03T13:38:30Z");
+	/* Midnight is local midnight, as for an ISO date without a zone. */
+	setenv("TZ", "Europe/Paris", 1);
+	tzset();
+	expect_relative("today", false, "2026-12-02T23:00:00Z");
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_false(time_parse_relative("Today", 0, false, &us));
+	assert_false(time_parse_relative("-1", 0, false, &us));
+	assert_false(time_parse_relative("1h", 0, false, &us));
+	assert_false(time_parse_relative("-1y", 0, false, &us));
+	assert_false(time_parse_relative("-h", 0, false, &us));
+	assert_false(time_parse_relative("-1h ", 0, false, &us));
+	assert_false(time_parse_relative("-99999999999h", 0, false, &us));
+	assert_false(time_parse_relative("", 0, false, &us));
+	assert_int_equal(us, 42);
+}
+
+/* One sshd line through a rules with memory, as postern-audit reads. */
+static enum trail_verdict sshd_line(struct sshd_sessions *ss, enum trail_source src,
+				    const char *line, struct trail_record *r, struct pst_err *why)
+{
+	struct trail_rules ru = rules();
+
+	ru.sshd_tag = "postern-sshd";
+	ru.sshd = ss;
+	why->msg[0] = '\0';
+	return trail_read_line(line, strlen(line), src, &ru, r, why);
+}
+
+static void expect_sshd(struct sshd_sessions *ss, const char *msg, const char *event,
+			const char *user, const char *from, const char *key, const char *value)
+{
+	char line[1024];
+	struct trail_record r;
+	struct pst_err why;
+
+	snprintf(line, sizeof(line), "Dec  3 06:56:40 vm postern-sshd[20817]: %s", msg);
+	if (sshd_line(ss, TRAIL_SYSLOG, line, &r, &why) != TRAIL_RECORD)
+		fail_msg("%s: %s", msg, why.msg);
+	assert_string_equal(r.event, event);
+	assert_string_equal(r.user, user);
+	assert_string_equal(r.from, from);
+	assert_string_equal(r.sid, "-");
+	assert_int_equal(r.emitter, EMIT_SSHD);
+	if (key != NULL)
+		assert_string_equal(fields_get(&r.f, key), value);
+	trail_record_free(&r);
+}
+
+static void expect_sshd_other(struct sshd_sessions *ss, const char *msg)
+{
+	char line[1024];
+	struct trail_record r;
+	struct pst_err why;
+
+	snprintf(line, sizeof(line), "Dec  3 06:56:40 vm postern-sshd[20817]: %s", msg);
+	if (sshd_line(ss, TRAIL_SYSLOG, line, &r, &why) != TRAIL_OTHER)
+		fail_msg("taken as a record or suspicious: %s (%s)", msg, why.msg);
+}
+
+/* sshd's own refusals (real OpenSSH 9.2 lines, tests/audit/data/real-e2e.log). */
+static void test_sshd_refusals(void **state)
+{
+	static struct sshd_sessions ss;
+	struct trail_record r;
+	struct pst_err why;
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	expect_sshd_other(&ss, "Partial publickey for pte2e-maint from 127.0.0.1 port 54990 ssh2: ED25519 SHA256:akbR");
+	expect_sshd(&ss, "Connection closed by authenticating user pte2e-maint 127.0.0.1 port 54990 [preauth]",
+		    "sshd_auth_incomplete", "pte2e-maint", "127.0.0.1", "key", "SHA256:akbR");
+	expect_sshd(&ss, "Disconnected from authenticating user bob 2001:db8::5 port 2 [preauth]",
+		    "sshd_auth_incomplete", "bob", "2001:db8::5", "key", "-");
+	expect_sshd(&ss, "Invalid user a from b from 192.0.2.9 port 4 from 192.0.2.7 port 50122",
+		    "sshd_user_refused", "a from b from 192.0.2.9 port 4", "192.0.2.7", "reason", "no such user");
+	expect_sshd(&ss, "User carol from 192.0.2.7 not allowed because none of user's groups are listed in AllowGroups",
+		    "sshd_user_refused", "carol", "192.0.2.7", "reason",
+		    "none of user's groups are listed in AllowGroups");
+	expect_sshd(&ss, "Connection closed by 192.0.2.7 port 9 [preauth]", "sshd_preauth_disconnect", "-",
+		    "192.0.2.7", "how", "closed");
+	expect_sshd(&ss, "Timeout before authentication for 192.0.2.7 port 9", "sshd_preauth_disconnect", "-",
+		    "192.0.2.7", "how", "timeout");
+	/* The forward names no client: the monitor's lines and its child's pid do. */
+	expect_sshd_other(&ss, "Accepted keyboard-interactive/pam for alice from 192.0.2.7 port 50122 ssh2");
+	expect_sshd_other(&ss, "User child is on pid 22380");
+	assert_int_equal(sshd_line(&ss, TRAIL_SYSLOG, "Dec  3 06:56:50 vm postern-sshd[22380]: refused local port forward: "
+				   "originator 127.0.0.1 port 55062, target 127.0.0.1 port 45691", &r, &why), TRAIL_RECORD);
+	assert_string_equal(r.event, "sshd_forward_refused");
+	assert_string_equal(r.user, "alice");
+	assert_string_equal(r.port, "50122");
+	assert_string_equal(fields_get(&r.f, "target"), "127.0.0.1 port 45691");
+	trail_record_free(&r);
+	assert_int_equal(sshd_line(&ss, TRAIL_SYSLOG, "Dec  3 06:56:50 vm postern-sshd[22380]: subsystem request for "
+				   "sftp by user alice failed, subsystem not found", &r, &why), TRAIL_RECORD);
+	assert_string_equal(r.event, "sshd_subsystem_refused");
+	assert_string_equal(r.from, "192.0.2.7");
+	trail_record_free(&r);
+	/* Not refusals, or not sshd's sentences exactly. */
+	expect_sshd_other(&ss, "Disconnected from user alice 192.0.2.7 port 50122");
+	expect_sshd_other(&ss, "Connection closed by 192.0.2.7 port 9");
+	expect_sshd_other(&ss, "Connection closed by authenticating user alice 192.0.2.7 port x [preauth]");
+	expect_sshd_other(&ss, "Invalid user alice from evil.example port 5");
+	expect_sshd_other(&ss, "subsystem request for sftp by user alice failed");
+	expect_sshd_other(&ss, "refused local port forward: originator 1 port 2");
+	/* Other tags are not the postern sshd; "event=" under sshd's tag is forged. */
+	assert_int_equal(sshd_line(&ss, TRAIL_SYSLOG, "Dec  3 06:56:50 vm sshd[1]: Connection closed by 192.0.2.7 port 9 [preauth]",
+				   &r, &why), TRAIL_OTHER);
+	assert_int_equal(sshd_line(&ss, TRAIL_SYSLOG, "Dec  3 06:56:50 vm postern-sshd[1]: event=sshd_preauth_disconnect "
+				   "user=- from=1 port=2 sid=- how=closed", &r, &why), TRAIL_SUSPICIOUS);
+	/* Raw or rsyslog-escaped control characters: sshd escapes its own. */
+	assert_int_equal(sshd_line(&ss, TRAIL_SYSLOG, "Dec  3 06:56:50 vm postern-sshd[1]: Invalid user a#012b from 192.0.2.7 port 5",
+				   &r, &why), TRAIL_SUSPICIOUS);
+	assert_non_null(strstr(why.msg, "control character"));
+	assert_int_equal(sshd_line(&ss, TRAIL_JOURNAL, "{\"MESSAGE\":\"Invalid user a\\u001bb from 192.0.2.7 port 5\","
+				   "\"__REALTIME_TIMESTAMP\":\"1\",\"SYSLOG_IDENTIFIER\":\"postern-sshd\",\"_UID\":\"0\",\"_PID\":\"5\"}",
+				   &r, &why), TRAIL_SUSPICIOUS);
+	/* In the journal, only root's: sshd logs through its privileged monitor. */
+	assert_int_equal(sshd_line(&ss, TRAIL_JOURNAL, "{\"MESSAGE\":\"Invalid user a from 192.0.2.7 port 5\","
+				   "\"__REALTIME_TIMESTAMP\":\"1\",\"SYSLOG_IDENTIFIER\":\"postern-sshd\",\"_UID\":\"1000\",\"_PID\":\"5\"}",
+				   &r, &why), TRAIL_SUSPICIOUS);
+	assert_non_null(strstr(why.msg, "forged"));
+	assert_int_equal(sshd_line(&ss, TRAIL_JOURNAL, "{\"MESSAGE\":\"Invalid user a from 192.0.2.7 port 5\","
+				   "\"__REALTIME_TIMESTAMP\":\"1\",\"SYSLOG_IDENTIFIER\":\"postern-sshd\",\"_UID\":\"0\",\"_PID\":\"5\"}",
+				   &r, &why), TRAIL_RECORD);
+	assert_true(r.verified);
+	trail_record_free(&r);
+}
+
 static void test_traditional_year_rule(void **state)
 {
 	struct year_rule y = { .now = 1767225600 };     /* 2026-01-01T00:00:00Z */
@@ -225,6 +384,8 @@ int main(void)
 		cmocka_unit_test(test_journal_sender_check),
 		cmocka_unit_test(test_journal_shapes),
 		cmocka_unit_test(test_iso_times),
+		cmocka_unit_test(test_relative_times),
+		cmocka_unit_test(test_sshd_refusals),
 		cmocka_unit_test(test_traditional_year_rule),
 		cmocka_unit_test(test_event_table),
 	};

@@ -1,5 +1,5 @@
 /*
- * syslog-capture OUTFILE -- COMMAND [ARG...]
+ * syslog-capture [--log=capture|absent|refusing] OUTFILE -- COMMAND [ARG...]
  *
  * Runs COMMAND with a /dev/log of its own, in a private mount namespace, and
  * appends every datagram sent there to OUTFILE as a traditional auth.log
@@ -10,6 +10,11 @@
  * test keep calling syslog(3) exactly as in production. Building a private
  * /dev needs CAP_SYS_ADMIN, so nobody can use this to divert the records of
  * a privileged process they do not already control.
+ *
+ * --log=absent gives COMMAND no /dev/log at all, and --log=refusing one that
+ * refuses every record (a socket nobody listens on, as a crashed syslog
+ * daemon leaves behind); both also hide journald's sockets. That is how the
+ * tests see what postern does when its audit records cannot be delivered.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -28,7 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+enum log_mode { LOG_CAPTURE, LOG_ABSENT, LOG_REFUSING };
+
 static char workdir[] = "/tmp/postern-syslog-XXXXXX";
+static enum log_mode log_mode = LOG_CAPTURE;
 static char sockpath[128];
 static char olddev[128];
 
@@ -66,6 +74,26 @@ static void bind_entry(const char *name, const struct stat *st)
 	}
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
 		die(dst);
+}
+
+/* No journal; and with LOG_REFUSING a /dev/log socket nobody listens on. */
+static void no_log_daemon(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (stat("/run/systemd/journal", &st) == 0 &&
+	    mount("tmpfs", "/run/systemd/journal", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") != 0)
+		die("hiding /run/systemd/journal");
+	if (log_mode != LOG_REFUSING)
+		return;
+	strcpy(sa.sun_path, "/dev/log");
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod("/dev/log", 0666) != 0)
+		die("a refusing /dev/log");
+	close(fd);
 }
 
 /* A fresh /dev holding everything the old one had, except its log. */
@@ -106,12 +134,16 @@ static void private_dev(void)
 		  "newinstance,ptmxmode=0666,mode=0620") != 0 ||
 	    symlink("pts/ptmx", "/dev/ptmx") != 0)
 		die("a private /dev/pts");
-	fd = open("/dev/log", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0)
-		die("/dev/log");
-	close(fd);
-	if (mount(sockpath, "/dev/log", NULL, MS_BIND, NULL) != 0)
-		die("binding /dev/log");
+	if (log_mode == LOG_CAPTURE) {
+		fd = open("/dev/log", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0)
+			die("/dev/log");
+		close(fd);
+		if (mount(sockpath, "/dev/log", NULL, MS_BIND, NULL) != 0)
+			die("binding /dev/log");
+	} else {
+		no_log_daemon();
+	}
 	if (umount2(olddev, MNT_DETACH) != 0)
 		die("detaching the old /dev");
 }
@@ -173,8 +205,18 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int sock;
 
+	if (argc > 1 && strncmp(argv[1], "--log=", 6) == 0) {
+		if (strcmp(argv[1], "--log=absent") == 0)
+			log_mode = LOG_ABSENT;
+		else if (strcmp(argv[1], "--log=refusing") == 0)
+			log_mode = LOG_REFUSING;
+		else if (strcmp(argv[1], "--log=capture") != 0)
+			argc = 0;
+		argv++;
+		argc--;
+	}
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: syslog-capture OUTFILE -- COMMAND [ARG...]\n");
+		fprintf(stderr, "usage: syslog-capture [--log=capture|absent|refusing] OUTFILE -- COMMAND [ARG...]\n");
 		return 125;
 	}
 	gethostname(host, sizeof(host) - 1);

@@ -24,7 +24,9 @@ pam_test_enter() {
 	fi
 	if [ -z "${!inside:-}" ]; then
 		export "$inside=1"
-		exec "$PRIVATE_ETC" "$BASH" "$0" "$@"
+		# With a /dev/log of its own: without one, postern-totp refuses to
+		# change anything (docs/AUDIT.md), and this machine may have none.
+		exec "$PRIVATE_ETC" "$CAPTURE" /dev/null -- "$BASH" "$0" "$@"
 	fi
 	rm -rf /etc/postern
 }

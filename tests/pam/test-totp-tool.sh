@@ -178,4 +178,30 @@ check "-C: incoming dir made, the user's, 0700" test "$(stat -c %U:%a "$T/incomi
 printf 'paths:\n  stat: %s\n' "$T/cstate" >"$T/bad.yaml"
 "$TOTP" -C "$T/bad.yaml" list 2>"$T/err"
 check "-C with a broken config: refused with FILE:LINE:COL" bash -c "test \$? != 0; grep -q 'bad.yaml:2:' '$T/err'"
+
+# --- audit records that cannot be delivered (docs/AUDIT.md): changes are
+# refused and change nothing; status goes on with one warning.
+nolog() { local mode=$1; shift; "$CAPTURE" --log="$mode" "$T/nolog.log" -- "$TOTP" "$@"; }
+useradd -M -N pttotp12
+ls -A "$S" >"$T/store.before"
+for mode in absent refusing; do
+	nolog "$mode" -S "$S" enroll --no-verify pttotp12 >"$T/out" 2>"$T/err"
+	rc=$?
+	check "no syslog ($mode /dev/log): enroll refused" bash -c "test $rc = 1 && grep -q 'enroll: refused, nothing changed: audit records cannot be delivered' '$T/err' && grep -q 'start rsyslog or systemd-journald' '$T/err'"
+	check "no syslog ($mode): no record, nothing printed" bash -c "test ! -e '$S/pttotp12' && ! test -s '$T/out'"
+	for cmd in "revoke pttotp2" "unlock pttotp2" "recovery-codes pttotp2" "import-oath $T/users.oath"; do
+		# shellcheck disable=SC2086 # cmd is two words on purpose
+		nolog "$mode" -S "$S" $cmd >/dev/null 2>"$T/err"
+		rc=$?
+		check "no syslog ($mode): ${cmd%% *} refused" test "$rc" = 1
+		check "no syslog ($mode): ${cmd%% *} says why" grep -q "${cmd%% *}: refused, nothing changed" "$T/err"
+	done
+	check "no syslog ($mode): the store is as it was" bash -c "ls -A '$S' | cmp -s - '$T/store.before'"
+	nolog "$mode" -S "$S" status pttotp2 >"$T/out" 2>"$T/err"
+	check "no syslog ($mode): status goes on, with one warning" bash -c "grep -q '^enrolled: yes' '$T/out' && test \"\$(grep -c 'warning: audit records cannot be delivered' '$T/err')\" = 1"
+done
+check "no syslog: nothing reached a log" test ! -s "$T/nolog.log"
+printf 'paths:\n  state: %s\n  incoming: %s\naudit:\n  on_failure: continue\n' "$T/cstate" "$T/incoming" >"$T/cont.yaml"
+nolog absent -C "$T/cont.yaml" enroll --no-verify --format uri pttotp12 >/dev/null 2>"$T/err"
+check "audit.on_failure: continue: enroll goes on, with a warning" bash -c "test -e '$T/cstate/totp/pttotp12' && grep -q 'warning: audit records cannot be delivered' '$T/err'"
 finish

@@ -91,11 +91,30 @@ check "entity declaration refused" '[ "$rc" = 1 ] && grep -qF "evil.doap:1:" <<<
 rm "$w/src/evil.doap"
 
 # A missing source path writes nothing, rather than drop every module.
-out=$("$pp" -C "$w/postern.yaml" import-doap "$w/nonexistent" 2>&1); rc=$?
+out=$("$cap" "$w/log6" -- "$pp" -C "$w/postern.yaml" import-doap "$w/nonexistent" 2>&1); rc=$?
 check "missing source writes nothing" '[ "$rc" = 1 ] && grep -q "nothing written" <<<"$out" && cmp -s "$w/before" "$out_file"' "$rc $out"
 
 # Explicit --output/--previous and a single file operand.
 cp "$doap/gtk.doap" "$w/gtk.doap"
-out=$(cd "$w" && "$pp" -C "$w/postern.yaml" import-doap --output "$w/state/other.yaml" --previous "$out_file" gtk.doap 2>&1); rc=$?
+out=$(cd "$w" && "$cap" "$w/log7" -- "$pp" -C "$w/postern.yaml" import-doap --output "$w/state/other.yaml" --previous "$out_file" gtk.doap 2>&1); rc=$?
 check "single file with --output and --previous" '[ "$rc" = 2 ] && grep -qxF "gdm: maintainers added: none; removed: halfline,mccann" <<<"$out" && grep -q "\"gtk\"" "$w/state/other.yaml" && ! grep -q gdm "$w/state/other.yaml"' "$rc $out"
+
+# Audit records that cannot be delivered: import-doap changes the module
+# list and runs the doap_change hook, so it is refused and changes nothing;
+# audit.on_failure: continue lets it go on, with one warning.
+sed -i 's|<gnome:userid>ptpol-new</gnome:userid>|<gnome:userid>ptpol-newer</gnome:userid>|' "$w/src/gtk.doap"
+cp "$out_file" "$w/before"
+rm -f "$w/hooklog/"*
+for mode in absent refusing; do
+	out=$("$cap" --log=$mode "$w/log-$mode" -- "$pp" -C "$w/postern.yaml" import-doap 2>&1); rc=$?
+	check "no syslog daemon ($mode /dev/log): import-doap refused, says what to do" '[ "$rc" = 1 ] && grep -qF "import-doap: refused, nothing changed: audit records cannot be delivered (/dev/log " <<<"$out" && grep -qF "start rsyslog or systemd-journald" <<<"$out"' "$rc $out"
+	check "no syslog daemon ($mode): module list unchanged, no hook run" 'cmp -s "$w/before" "$out_file" && [ -z "$(ls "$w/hooklog")" ] && [ ! -s "$w/log-$mode" ]' "$(ls "$w/hooklog")"
+done
+"$pp" -C "$w/postern.yaml" check >"$w/check.out" 2>&1
+check "check says the records are not delivered and changes refused" 'grep -qF "audit records: NOT delivered: /dev/log does not exist" "$w/check.out" && grep -qF "changes are refused (audit.on_failure: refuse)" "$w/check.out"' "$(cat "$w/check.out")"
+printf 'audit:\n  on_failure: continue\n' >>"$w/postern.yaml"
+out=$("$cap" --log=absent "$w/log-cont" -- "$pp" -C "$w/postern.yaml" import-doap 2>&1); rc=$?
+check "audit.on_failure: continue: import-doap goes on with one warning" '[ "$(grep -c "warning: audit records cannot be delivered" <<<"$out")" = 1 ] && grep -q ptpol-newer "$out_file" && [ -e "$w/hooklog/gtk" ]' "$rc $out"
+"$cap" "$w/log-check" -- "$pp" -C "$w/postern.yaml" check >"$w/check.out" 2>&1
+check "check says where the records go" 'grep -qF "audit records: delivered to a syslog daemon through /dev/log" "$w/check.out"' "$(cat "$w/check.out")"
 echo "1..$n"

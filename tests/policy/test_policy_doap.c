@@ -1,6 +1,6 @@
 /*
- * The DOAP parser: every file of the shared GNOME corpus yields exactly the
- * maintainers EXPECTED.tsv lists for it, in order; synthetic files cover the
+ * The DOAP parser: every file of the GNOME corpus (tests/policy/data/doap)
+ * yields exactly the maintainers EXPECTED.tsv lists for it, in order; synthetic files cover the
  * rdf:RDF wrapper and a file without maintainers; XXE, external DTDs,
  * entity bombs (any DOCTYPE) are refused without anything outside being opened (an inotify
  * watch on the target file sees no open).

@@ -57,6 +57,7 @@ static void test_defaults(void **state)
 	assert_null(s->mail_from);
 	assert_null(s->release_team_group);
 	assert_null(s->release_team_users);
+	assert_int_equal(s->audit_on_failure, AUDIT_ON_FAILURE_REFUSE);
 	assert_int_equal(policy_module_count(p), 0);
 	policy_free(p);
 }
@@ -80,7 +81,8 @@ static void test_every_key(void **state)
 		"  max_ratio: 50\n  time_limit: 60\n  check_memory: 1G\n"
 		"delete_window: 0\n"
 		"mirror_sync_interval: 60\n"
-		"mail:\n  to: release@example.org\n  from: postern@example.org\n";
+		"mail:\n  to: release@example.org\n  from: postern@example.org\n"
+		"audit:\n  on_failure: continue\n";
 	struct policy *p = parse_ok(text);
 	const struct policy_settings *s = policy_settings(p);
 	const struct policy_module *m;
@@ -110,6 +112,7 @@ static void test_every_key(void **state)
 	assert_int_equal(s->mirror_sync_interval, 60);
 	assert_string_equal(s->mail_to, "release@example.org");
 	assert_string_equal(s->mail_from, "postern@example.org");
+	assert_int_equal(s->audit_on_failure, AUDIT_ON_FAILURE_CONTINUE);
 	m = policy_module_find(p, "gtk");
 	assert_non_null(m);
 	assert_string_equal(m->version_dir, "major.minor");
@@ -220,6 +223,12 @@ static const struct bad bad_inputs[] = {
 	{ "modules:\n\tgtk: {}\n",
 	  "p.yaml:2:1: found character that cannot start any token while scanning for the next token" },
 	{ "a: [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]\n", "p.yaml:1:19: nested too deeply" },
+	{ "audit:\n  on_failure: ignore\n",
+	  "p.yaml:2:15: audit.on_failure: 'ignore' is neither refuse nor continue" },
+	{ "audit:\n  on_failure: [refuse]\n",
+	  "p.yaml:2:15: audit.on_failure: expected a single value, found a list" },
+	{ "audit:\n  onfailure: continue\n", "p.yaml:2:3: audit: unknown key 'onfailure'" },
+	{ "audit: continue\n", "p.yaml:1:8: audit: expected a mapping, found a single value" },
 };
 
 static void test_errors_have_position(void **state)
