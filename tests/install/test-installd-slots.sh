@@ -88,7 +88,7 @@ for p in "${waiters[@]}"; do wait "$p" || wait_ok=1; done
 [ $wait_ok = 0 ] && ok "once the lock is free, all 64 are installed" || not_ok "waiters: $(grep -h refused "$R"/w.*.out | head -3)"
 [ "$(cache_versions ptopen | wc -w)" = 64 ] && ok "cache.json lists all 64 versions" || not_ok "cache: $(cache_versions ptopen)"
 [ "$(grep -c 'op=install .*module=ptopen ' "$R/state/ledger")" = 64 ] && ok "64 ledger records" || not_ok "ledger: $(grep -c 'module=ptopen' "$R/state/ledger")"
-left=$(ls "$R"/incoming/ptslot*/ | grep -c 'ptopen-.*\.tar\.gz')
+left=$(find "$R"/incoming/ptslot* -name 'ptopen-*.tar.gz' | wc -l)
 [ "$left" = 8 ] && ok "the 8 uploads not sent are still in incoming, and only they" || not_ok "incoming: $left left"
 after=$(find "$R/pub/sources" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 [ "$after" = "ptopen " ] && ok "no other module was touched" || not_ok "sources: $after"
