@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recovery_crypt.h"
+
 static const char recovery_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
 
 static bool is_recovery_char(char c)
@@ -129,7 +131,7 @@ static enum totp_verdict check_recovery(struct totp_record *r, const char *norm)
 		return TOTP_ERROR;
 	for (i = 0; i < r->nrecovery; i++) {
 		hlen = strlen(r->recovery[i]);
-		if (crypt_rn(norm, r->recovery[i], cd, sizeof(*cd)) == NULL)
+		if (recovery_crypt(norm, r->recovery[i], cd) == NULL)
 			continue;
 		if (strlen(cd->output) == hlen &&
 		    CRYPTO_memcmp(cd->output, r->recovery[i], hlen) == 0 &&
@@ -216,25 +218,4 @@ enum totp_verdict totp_verify(struct totp_record *r, const char *input, time_t n
 		count_failure(r, now, p, out);
 	}
 	return v;
-}
-
-int recovery_hash(const char *code, char *out, size_t outlen)
-{
-	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
-	struct crypt_data *cd;
-	int rc = -1;
-
-	if (crypt_gensalt_rn("$y$", 0, NULL, 0, setting, sizeof(setting)) == NULL)
-		return -1;
-	cd = calloc(1, sizeof(*cd));
-	if (cd == NULL)
-		return -1;
-	if (crypt_rn(code, setting, cd, sizeof(*cd)) != NULL && cd->output[0] != '*' &&
-	    strlen(cd->output) < outlen && strlen(cd->output) < TOTP_HASH_MAX) {
-		memcpy(out, cd->output, strlen(cd->output) + 1);
-		rc = 0;
-	}
-	explicit_bzero(cd, sizeof(*cd));
-	free(cd);
-	return rc;
 }
