@@ -1,11 +1,3 @@
-/*
- * The session id is hashed with libcrypto's low-level SHA-256 (deprecated
- * in OpenSSL 3.0, still maintained): an EVP digest first activates the
- * default provider and builds its method tables, about 2 ms of CPU in every
- * fresh process that logs (each sshd login through pam_postern, each
- * postern-shell command: bench/totp, bench/shell).
- */
-#define OPENSSL_SUPPRESS_DEPRECATED
 #include "audit.h"
 
 #include <fcntl.h>
@@ -16,8 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/sha.h>
-
+#include "sid_hash.h"
 #include "text.h"
 
 #define AUDIT_MAX_PAIRS 32
@@ -221,21 +212,6 @@ size_t audit_format(char *out, size_t outlen, const char *event,
 	return o.len;
 }
 
-static void hex16_of(const void *data, size_t len, char out[17])
-{
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	SHA256_CTX ctx;
-	size_t i;
-
-	if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data, len) != 1 ||
-	    SHA256_Final(md, &ctx) != 1) {
-		memcpy(out, "0000000000000000", 17);
-		return;
-	}
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 static void read_boot_id(char *buf, size_t len)
 {
 	ssize_t n;
@@ -319,7 +295,7 @@ void audit_session_init(struct audit_session *s, const char *user,
 			     boot_id, (long)getpid(), (long long)now.tv_sec,
 			     now.tv_nsec);
 	}
-	hex16_of(seed, n > 0 && (size_t)n < sizeof(seed) ? (size_t)n : 0, s->sid);
+	sid_hash16(seed, n > 0 && (size_t)n < sizeof(seed) ? (size_t)n : 0, s->sid);
 }
 
 void audit_set_writer(audit_writer_fn *fn, void *arg)

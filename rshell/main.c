@@ -25,8 +25,6 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "audit.h"
 #include "build_config.h"
 #include "dispatch.h"
@@ -234,10 +232,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clearenv();
-	/* libcrypto only hashes the session id here: its configuration file
-	 * would be one more thing read, and most of the start-up time, before
-	 * the decision. */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	openlog(PROG, LOG_PID, LOG_AUTHPRIV);
 	account_load(&ctx);
 	audit_session_init(&ctx.s, ctx.user[0] ? ctx.user : NULL, ctx.in.ssh_connection);
