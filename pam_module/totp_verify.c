@@ -2,7 +2,7 @@
 
 #include <crypt.h>
 #include <liboath/oath.h>
-#include <openssl/crypto.h>
+#include <nettle/memops.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +81,7 @@ static int code_compare(void *handle, const char *candidate)
 
 	if (strlen(candidate) != t->len)
 		return 1;
-	return CRYPTO_memcmp(t->code, candidate, t->len) == 0 ? 0 : 1;
+	return memeql_sec(t->code, candidate, t->len) ? 0 : 1;
 }
 
 static int oath_flags(enum totp_alg alg)
@@ -134,7 +134,7 @@ static enum totp_verdict check_recovery(struct totp_record *r, const char *norm)
 		if (recovery_crypt(norm, r->recovery[i], cd) == NULL)
 			continue;
 		if (strlen(cd->output) == hlen &&
-		    CRYPTO_memcmp(cd->output, r->recovery[i], hlen) == 0 &&
+		    memeql_sec(cd->output, r->recovery[i], hlen) &&
 		    match == TOTP_RECOVERY_MAX)
 			match = i;
 	}
