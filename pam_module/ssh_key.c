@@ -78,7 +78,10 @@ static bool blob_has_type(const unsigned char *blob, size_t len, const char *typ
 
 int ssh_key_fingerprint(const char *type, const char *b64, char *out, struct pst_err *e)
 {
-	unsigned char *blob = malloc(SSH_BLOB_MAX);
+	size_t b64len = strlen(b64);
+	/* The decoded size, not SSH_BLOB_MAX: no heap growth for a 51-byte key. */
+	size_t max = b64len / 4 * 3 < SSH_BLOB_MAX ? b64len / 4 * 3 : SSH_BLOB_MAX;
+	unsigned char *blob = malloc(max + 1);
 	unsigned char digest[SHA256_DIGEST_SIZE];
 	char enc[BASE64_ENCODE_RAW_LENGTH(SHA256_DIGEST_SIZE)];
 	struct sha256_ctx ctx;
@@ -87,7 +90,7 @@ int ssh_key_fingerprint(const char *type, const char *b64, char *out, struct pst
 
 	if (blob == NULL)
 		return pst_fail(e, ENOMEM, "out of memory");
-	blen = b64_decode(b64, strlen(b64), blob, SSH_BLOB_MAX);
+	blen = b64_decode(b64, b64len, blob, max);
 	if (blen < 0 || !blob_has_type(blob, (size_t)blen, type)) {
 		free(blob);
 		return pst_fail(e, EINVAL, "not a valid %s public key", type);
