@@ -1,10 +1,12 @@
 /*
  * The audit session id's hash: the first 16 lowercase hex digits of
  * SHA-256(data) (docs/AUDIT.md). Two definitions that MUST give the same
- * answer: sid_hash_libcrypto.c for the programs that link libcrypto anyway
- * (pam_postern inside sshd among them), sid_hash_nettle.c for postern-shell,
- * which has no other use for libcrypto and would spend most of its start-up
- * relocating it (bench/shell). On failure: sixteen zeros.
+ * answer: sid_hash_libcrypto.c for the programs that link libcrypto anyway,
+ * sid_hash_nettle.c for postern-shell and pam_postern.so, which start in
+ * every command and every sshd login and would otherwise spend much of that
+ * start on libcrypto (bench/shell, bench/totp). Each links the nettle one as
+ * its own object, so the linker never takes common's libcrypto one. On
+ * failure: sixteen zeros.
  */
 #ifndef POSTERN_SID_HASH_H
 #define POSTERN_SID_HASH_H

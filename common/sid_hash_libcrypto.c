@@ -1,9 +1,9 @@
 /*
  * sid_hash16() with libcrypto's low-level SHA-256 (deprecated in OpenSSL
  * 3.0, still maintained): an EVP digest first activates the default
- * provider and builds its method tables, about 2 ms of CPU in every fresh
- * process that logs, such as each sshd login through pam_postern
- * (bench/totp). The same code without that machinery.
+ * provider and builds its method tables, about 2 ms of CPU in every process
+ * that logs (bench/totp measured it in each sshd login). The same code
+ * without that machinery.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "sid_hash.h"

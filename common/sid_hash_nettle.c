@@ -1,7 +1,8 @@
 /*
- * sid_hash16() with nettle's SHA-256, for postern-shell: loading libcrypto
- * (thousands of relocations) was most of the time from exec to decision,
- * for one hash; nettle's needs no initialisation and little relocation.
+ * sid_hash16() with nettle's SHA-256, for postern-shell (loading libcrypto,
+ * thousands of relocations, was most of its time from exec to decision, for
+ * one hash) and pam_postern.so (which links nettle in, and so asks the
+ * dynamic linker for nothing of libcrypto's in every sshd login).
  * MUST give exactly what sid_hash_libcrypto.c gives (tests/common checks
  * both against the same vectors).
  */
