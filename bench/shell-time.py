@@ -9,7 +9,7 @@ Runs, alternately and RUNS times each, as the current (unprivileged) user:
                                   to its own refusal: rrsync's start-up.
 Each is timed around fork+exec+wait, so both carry the same process cost;
 /bin/true, timed the same way, shows that floor. Prints the medians and the
-ratio.
+ratios to rrsync and to the floor.
 """
 import os
 import statistics
@@ -54,8 +54,10 @@ def main():
           % (ms, statistics.quantiles(shell_ms, n=10)[-1], runs))
     print("rrsync start-up->decision:    median %.2f ms (p90 %.2f, %d runs)"
           % (mr, statistics.quantiles(rrsync_ms, n=10)[-1], runs))
-    print("/bin/true (process floor):    median %.2f ms" % statistics.median(floor_ms))
+    mf = statistics.median(floor_ms)
+    print("/bin/true (process floor):    median %.2f ms" % mf)
     print("ratio postern-shell / rrsync: %.3f" % (ms / mr))
+    print("ratio postern-shell / floor:  %.2f" % (ms / mf))
 
 
 main()

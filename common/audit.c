@@ -8,8 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
+#include "sid_hash.h"
 #include "text.h"
 #include "unicode.h"
 
@@ -216,20 +215,6 @@ size_t audit_format(char *out, size_t outlen, const char *event,
 	return o.len;
 }
 
-static void hex16_of(const void *data, size_t len, char out[17])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	size_t i;
-
-	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen < 8) {
-		memcpy(out, "0000000000000000", 17);
-		return;
-	}
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 static void read_boot_id(char *buf, size_t len)
 {
 	ssize_t n;
@@ -313,7 +298,7 @@ void audit_session_init(struct audit_session *s, const char *user,
 			     boot_id, (long)getpid(), (long long)now.tv_sec,
 			     now.tv_nsec);
 	}
-	hex16_of(seed, n > 0 && (size_t)n < sizeof(seed) ? (size_t)n : 0, s->sid);
+	sid_hash16(seed, n > 0 && (size_t)n < sizeof(seed) ? (size_t)n : 0, s->sid);
 }
 
 void audit_set_writer(audit_writer_fn *fn, void *arg)

@@ -1,7 +1,15 @@
+/*
+ * SHA-256 and base64 come from nettle, linked into pam_postern.so: the
+ * module then asks the dynamic linker for nothing of libcrypto's, whose
+ * symbol tables and code pages each fresh sshd login process would
+ * otherwise fault in (about nine page faults, the largest part of a login's
+ * cost in bench/totp). postern-totp links the same code dynamically.
+ */
 #include "ssh_key.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
+#include <nettle/base64.h>
+#include <nettle/sha2.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +30,38 @@ static bool type_valid(const char *t, size_t n)
 	return true;
 }
 
-/* EVP_DecodeBlock ignores nothing and pads its output: undo the padding. */
+static bool is_b64_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '+' || c == '/';
+}
+
+/*
+ * Canonical base64 only, as sshd writes it: whole groups of four, the
+ * alphabet, '=' only as the padding at the end (nettle's decoder would
+ * skip white space; none is allowed here).
+ */
 static int b64_decode(const char *b64, size_t len, unsigned char *out, size_t outmax)
 {
+	struct base64_decode_ctx ctx;
 	size_t pad = 0;
-	int n;
+	size_t n = outmax;
+	size_t i;
 
 	if (len == 0 || len % 4 != 0 || len / 4 * 3 > outmax)
 		return -1;
 	if (b64[len - 1] == '=')
 		pad++;
-	if (b64[len - 2] == '=')
+	if (pad == 1 && b64[len - 2] == '=')
 		pad++;
-	n = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)len);
-	if (n < 0 || (size_t)n < pad)
+	for (i = 0; i < len - pad; i++)
+		if (!is_b64_char(b64[i]))
+			return -1;
+	base64_decode_init(&ctx);
+	if (base64_decode_update(&ctx, &n, out, len, b64) != 1 ||
+	    base64_decode_final(&ctx) != 1 || n > INT32_MAX)
 		return -1;
-	return n - (int)pad;
+	return (int)n;
 }
 
 /* The blob's first field is a uint32-length string naming the key type. */
@@ -54,29 +78,33 @@ static bool blob_has_type(const unsigned char *blob, size_t len, const char *typ
 
 int ssh_key_fingerprint(const char *type, const char *b64, char *out, struct pst_err *e)
 {
-	unsigned char *blob = malloc(SSH_BLOB_MAX);
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned char enc[64];
-	unsigned int dlen = 0;
+	size_t b64len = strlen(b64);
+	/* The decoded size, not SSH_BLOB_MAX: no heap growth for a 51-byte key. */
+	size_t max = b64len / 4 * 3 < SSH_BLOB_MAX ? b64len / 4 * 3 : SSH_BLOB_MAX;
+	unsigned char *blob = malloc(max + 1);
+	unsigned char digest[SHA256_DIGEST_SIZE];
+	char enc[BASE64_ENCODE_RAW_LENGTH(SHA256_DIGEST_SIZE)];
+	struct sha256_ctx ctx;
 	int blen;
-	int n;
+	size_t n;
 
 	if (blob == NULL)
 		return pst_fail(e, ENOMEM, "out of memory");
-	blen = b64_decode(b64, strlen(b64), blob, SSH_BLOB_MAX);
+	blen = b64_decode(b64, b64len, blob, max);
 	if (blen < 0 || !blob_has_type(blob, (size_t)blen, type)) {
 		free(blob);
 		return pst_fail(e, EINVAL, "not a valid %s public key", type);
 	}
-	n = EVP_Digest(blob, (size_t)blen, digest, &dlen, EVP_sha256(), NULL);
+	sha256_init(&ctx);
+	sha256_update(&ctx, (size_t)blen, blob);
+	sha256_digest(&ctx, sizeof(digest), digest);
 	free(blob);
-	if (n != 1 || dlen != 32)
-		return pst_fail(e, EIO, "SHA-256 failed");
-	n = EVP_EncodeBlock(enc, digest, (int)dlen);
+	base64_encode_raw(enc, sizeof(digest), digest);
+	n = sizeof(enc);
 	while (n > 0 && enc[n - 1] == '=')
 		n--;
 	memcpy(out, "SHA256:", 7);
-	memcpy(out + 7, enc, (size_t)n);
+	memcpy(out + 7, enc, n);
 	out[7 + n] = '\0';
 	return 0;
 }

@@ -2,9 +2,11 @@
 
 #include <crypt.h>
 #include <liboath/oath.h>
-#include <openssl/crypto.h>
+#include <nettle/memops.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "recovery_crypt.h"
 
 static const char recovery_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
 
@@ -79,7 +81,7 @@ static int code_compare(void *handle, const char *candidate)
 
 	if (strlen(candidate) != t->len)
 		return 1;
-	return CRYPTO_memcmp(t->code, candidate, t->len) == 0 ? 0 : 1;
+	return memeql_sec(t->code, candidate, t->len) ? 0 : 1;
 }
 
 static int oath_flags(enum totp_alg alg)
@@ -129,10 +131,10 @@ static enum totp_verdict check_recovery(struct totp_record *r, const char *norm)
 		return TOTP_ERROR;
 	for (i = 0; i < r->nrecovery; i++) {
 		hlen = strlen(r->recovery[i]);
-		if (crypt_rn(norm, r->recovery[i], cd, sizeof(*cd)) == NULL)
+		if (recovery_crypt(norm, r->recovery[i], cd) == NULL)
 			continue;
 		if (strlen(cd->output) == hlen &&
-		    CRYPTO_memcmp(cd->output, r->recovery[i], hlen) == 0 &&
+		    memeql_sec(cd->output, r->recovery[i], hlen) &&
 		    match == TOTP_RECOVERY_MAX)
 			match = i;
 	}
@@ -216,25 +218,4 @@ enum totp_verdict totp_verify(struct totp_record *r, const char *input, time_t n
 		count_failure(r, now, p, out);
 	}
 	return v;
-}
-
-int recovery_hash(const char *code, char *out, size_t outlen)
-{
-	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
-	struct crypt_data *cd;
-	int rc = -1;
-
-	if (crypt_gensalt_rn("$y$", 0, NULL, 0, setting, sizeof(setting)) == NULL)
-		return -1;
-	cd = calloc(1, sizeof(*cd));
-	if (cd == NULL)
-		return -1;
-	if (crypt_rn(code, setting, cd, sizeof(*cd)) != NULL && cd->output[0] != '*' &&
-	    strlen(cd->output) < outlen && strlen(cd->output) < TOTP_HASH_MAX) {
-		memcpy(out, cd->output, strlen(cd->output) + 1);
-		rc = 0;
-	}
-	explicit_bzero(cd, sizeof(*cd));
-	free(cd);
-	return rc;
 }

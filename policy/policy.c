@@ -6,6 +6,9 @@
  *
  * MUST fail the whole load on any error: a policy that is half read would
  * grant or refuse by accident. MUST NOT keep or return a partial policy.
+ * A deferred load (policy_load_deferred) is postern.yaml whole, its module
+ * list pending: until the merge succeeds no module is visible and
+ * policy_may denies; a failed merge is final.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,24 +177,64 @@ static int parse_doap(struct policy *p, const struct doap_input *in, struct modu
 	return rc;
 }
 
-static int build(const char *buf, size_t len, const char *name, const struct doap_input *in,
-		 struct policy **out, struct pst_err *e)
+/* postern.yaml alone: settings and explicit entries; the module list waits. */
+static int parse_config(const char *buf, size_t len, const char *name, struct policy **out,
+			struct pst_err *e)
 {
-	struct module_list conf = { 0 }, doap = { 0 };
 	struct policy *p = calloc(1, sizeof(*p));
+	const char *kept;
 	int rc;
 
 	*out = NULL;
 	if (p == NULL)
 		return pst_fail(e, ENOMEM, "out of memory");
 	policy_settings_defaults(&p->settings);
-	rc = parse_file(p, buf, len, name, false, &conf, e);
+	/* Entries keep the file name for the merge's messages, maybe much later. */
+	kept = arena_strdup(&p->arena, name);
+	rc = kept == NULL ? pst_fail(e, ENOMEM, "out of memory")
+			  : parse_file(p, buf, len, kept, false, &p->conf, e);
+	if (rc < 0) {
+		policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/* The generated DOAP module list merged in: once, and a failure is final. */
+static int merge_modules(struct policy *p, const struct doap_input *in, struct pst_err *e)
+{
+	struct module_list doap = { 0 };
+	int rc;
+
+	if (p == NULL || p->modules_loaded || p->modules_failed)
+		return pst_fail(e, EINVAL, "the module list was already loaded or failed to load");
+	rc = parse_doap(p, in, &doap, e);
 	if (rc == 0)
-		rc = parse_doap(p, in, &doap, e);
-	if (rc == 0)
-		rc = merge(p, &conf, &doap, in->settings_only, e);
-	free(conf.v);
+		rc = merge(p, &p->conf, &doap, in->settings_only, e);
 	free(doap.v);
+	if (rc < 0) {
+		p->modules_failed = true;
+		p->nmodules = 0;
+		return rc;
+	}
+	free(p->conf.v);
+	memset(&p->conf, 0, sizeof(p->conf));
+	p->modules_loaded = true;
+	return 0;
+}
+
+static int build(const char *buf, size_t len, const char *name, const struct doap_input *in,
+		 struct policy **out, struct pst_err *e)
+{
+	struct policy *p = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = parse_config(buf, len, name, &p, e);
+	if (rc < 0)
+		return rc;
+	rc = merge_modules(p, in, e);
 	if (rc < 0) {
 		policy_free(p);
 		return rc;
@@ -215,6 +258,20 @@ int policy_parse_merged(const char *buf, size_t len, const char *name,
 	const struct doap_input in = { doap_buf, doap_len, doap_name, false, false };
 
 	return build(buf, len, name, &in, out, e);
+}
+
+int policy_parse_deferred(const char *buf, size_t len, const char *name, struct policy **out,
+			  struct pst_err *e)
+{
+	return parse_config(buf, len, name, out, e);
+}
+
+int policy_merge_modules_text(struct policy *p, const char *doap_buf, size_t doap_len,
+			      const char *doap_name, struct pst_err *e)
+{
+	const struct doap_input in = { doap_buf, doap_len, doap_name, false, false };
+
+	return merge_modules(p, &in, e);
 }
 
 int policy_read_trusted(const char *path, char **buf, size_t *len, struct pst_err *e)
@@ -268,16 +325,44 @@ static int load_with(const char *path, const struct doap_input *in, struct polic
 	*out = NULL;
 	rc = policy_read_trusted(path, &buf, &len, e);
 	if (rc == 0)
-		rc = build(buf, len, path, in, out, e);
+		rc = in == NULL ? parse_config(buf, len, path, out, e)
+				: build(buf, len, path, in, out, e);
 	free(buf);
 	return rc;
 }
 
 int policy_load(const char *path, struct policy **out, struct pst_err *e)
 {
+	struct policy *p = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = policy_load_deferred(path, &p, e);
+	if (rc == 0)
+		rc = policy_load_modules(p, e);
+	if (rc < 0) {
+		policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int policy_load_deferred(const char *path, struct policy **out, struct pst_err *e)
+{
+	return load_with(path, NULL, out, e);
+}
+
+int policy_load_modules(struct policy *p, struct pst_err *e)
+{
 	const struct doap_input named = { NULL, 0, NULL, true, false };
 
-	return load_with(path, &named, out, e);
+	return merge_modules(p, &named, e);
+}
+
+bool policy_modules_loaded(const struct policy *p)
+{
+	return p != NULL && p->modules_loaded;
 }
 
 int policy_load_settings(const char *path, struct policy **out, struct pst_err *e)
@@ -291,6 +376,7 @@ void policy_free(struct policy *p)
 {
 	if (p == NULL)
 		return;
+	free(p->conf.v);
 	arena_free(&p->arena);
 	free(p);
 }
@@ -300,14 +386,15 @@ const struct policy_settings *policy_settings(const struct policy *p)
 	return &p->settings;
 }
 
+/* Until the module list is merged there are no modules to see: never half of them. */
 size_t policy_module_count(const struct policy *p)
 {
-	return p->nmodules;
+	return policy_modules_loaded(p) ? p->nmodules : 0;
 }
 
 const struct policy_module *policy_module_at(const struct policy *p, size_t i)
 {
-	return i < p->nmodules ? &p->modules[i] : NULL;
+	return i < policy_module_count(p) ? &p->modules[i] : NULL;
 }
 
 static int cmp_name_module(const void *key, const void *elem)
@@ -317,7 +404,7 @@ static int cmp_name_module(const void *key, const void *elem)
 
 const struct policy_module *policy_module_find(const struct policy *p, const char *name)
 {
-	if (p == NULL || name == NULL || p->nmodules == 0)
+	if (name == NULL || policy_module_count(p) == 0)
 		return NULL;
 	return bsearch(name, p->modules, p->nmodules, sizeof(*p->modules), cmp_name_module);
 }

@@ -82,6 +82,24 @@ struct policy_module {
 int policy_load(const char *path, struct policy **out, struct pst_err *e);
 
 /*
+ * policy_load in two steps, for a program whose command may not need the
+ * module list (postern-shell: an rsync upload decides from paths alone,
+ * and the generated DOAP list is most of the policy's bytes).
+ * policy_load_deferred reads and checks postern.yaml exactly as policy_load
+ * does (any error fails it, *out stays NULL) and leaves the module list
+ * pending: until policy_load_modules succeeds, there are no modules to see
+ * (policy_module_count is 0) and policy_may denies everything. The settings
+ * and policy_is_release_team are there at once. policy_load_modules reads,
+ * checks and merges the generated DOAP module file as policy_load does,
+ * with the same errors; it runs once: after a failure the policy never
+ * shows a module, and the caller refuses as it would after policy_load.
+ * policy_load is exactly these two calls.
+ */
+int policy_load_deferred(const char *path, struct policy **out, struct pst_err *e);
+int policy_load_modules(struct policy *p, struct pst_err *e);
+bool policy_modules_loaded(const struct policy *p);
+
+/*
  * postern.yaml alone, with the same file checks, without reading the
  * generated DOAP module file it names: for postern-policy import-doap, which
  * writes that file. An entry that gets its maintainers only from that file
@@ -101,6 +119,16 @@ int policy_parse(const char *buf, size_t len, const char *name, struct policy **
 int policy_parse_merged(const char *buf, size_t len, const char *name,
 			const char *doap_buf, size_t doap_len, const char *doap_name,
 			struct policy **out, struct pst_err *e);
+
+/*
+ * The two steps of policy_parse_merged, as policy_load_deferred and
+ * policy_load_modules are those of policy_load (unit tests, fuzzing):
+ * doap_buf NULL merges no DOAP text, as policy_parse does.
+ */
+int policy_parse_deferred(const char *buf, size_t len, const char *name, struct policy **out,
+			  struct pst_err *e);
+int policy_merge_modules_text(struct policy *p, const char *doap_buf, size_t doap_len,
+			      const char *doap_name, struct pst_err *e);
 
 /*
  * Read a root-owned file that is not writable by group or other, through a

@@ -237,6 +237,10 @@ static enum policy_basis decide(struct sentence *s, const struct policy *p, cons
 		say(s, "no policy is loaded");
 		return POLICY_DENY;
 	}
+	if (!policy_modules_loaded(p)) {
+		say(s, "the module list is not loaded");
+		return POLICY_DENY;
+	}
 	if (user == NULL || !name_is_user(user)) {
 		say(s, "'%s' is not a valid user name", user ? user : "(none)");
 		return POLICY_DENY;

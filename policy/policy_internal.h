@@ -37,6 +37,9 @@ struct policy {
 	struct policy_module *modules;    /* sorted by name */
 	size_t nmodules;
 	const char *config_name;          /* basename of the config file */
+	struct module_list conf;          /* postern.yaml's entries, until merged */
+	bool modules_loaded;              /* modules/nmodules are the merged list */
+	bool modules_failed;              /* a merge failed: never decide on modules */
 };
 
 /* Context of one file's schema walk. */

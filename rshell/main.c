@@ -25,8 +25,6 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "audit.h"
 #include "audit_delivery.h"
 #include "build_config.h"
@@ -102,17 +100,37 @@ static bool account_load(struct shell_ctx *c)
 	return true;
 }
 
+static bool policy_refused(struct shell_ctx *c, const struct pst_err *e)
+{
+	policy_free(c->policy);
+	c->policy = NULL;
+	audit_emit(LOG_NOTICE, "policy_error", &c->s, "file", POSTERN_CONFIG_FILE,
+		   "error", e->msg, NULL);
+	return refuse(c, "the release policy cannot be loaded (%s); nothing is allowed until an administrator fixes it",
+		      e->msg);
+}
+
+/* postern.yaml; the generated DOAP module list waits for modules_ready(). */
 static bool policy_ready(struct shell_ctx *c)
 {
 	struct pst_err e = { "" };
 
-	if (policy_load(POSTERN_CONFIG_FILE, &c->policy, &e) == 0)
+	if (policy_load_deferred(POSTERN_CONFIG_FILE, &c->policy, &e) == 0)
 		return true;
-	c->policy = NULL;
-	audit_emit(LOG_NOTICE, "policy_error", &c->s, "file", POSTERN_CONFIG_FILE,
-		   "error", e.msg, NULL);
-	return refuse(c, "the release policy cannot be loaded (%s); nothing is allowed until an administrator fixes it",
-		      e.msg);
+	return policy_refused(c, &e);
+}
+
+/* install-module, list, delete-own and help (and the help shown to an
+ * interactive login) need the module list; an rsync upload decides from
+ * paths alone, a refused command from its words. A broken list refuses
+ * the commands that need it as a broken postern.yaml does. */
+static bool modules_ready(struct shell_ctx *c)
+{
+	struct pst_err e = { "" };
+
+	if (policy_load_modules(c->policy, &e) == 0)
+		return true;
+	return policy_refused(c, &e);
 }
 
 static bool incoming_ready(struct shell_ctx *c)
@@ -146,6 +164,8 @@ static bool decide(struct shell_ctx *c, int argc, char **argv)
 	if (!policy_ready(c))
 		return false;
 	if (c->inv.command == NULL) {
+		if (!modules_ready(c))
+			return false;
 		c->interactive = true;
 		return refuse(c, "no command given: this account has no interactive shell");
 	}
@@ -153,7 +173,7 @@ static bool decide(struct shell_ctx *c, int argc, char **argv)
 		return refuse(c, "%s", c->d.why.msg);
 	if (c->d.command == SHELL_RSYNC)
 		return incoming_ready(c);
-	return true;
+	return modules_ready(c);
 }
 
 static int finish(struct shell_ctx *c, int status)
@@ -235,10 +255,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clearenv();
-	/* libcrypto only hashes the session id here: its configuration file
-	 * would be one more thing read, and most of the start-up time, before
-	 * the decision. */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	openlog(PROG, LOG_PID, LOG_AUTHPRIV);
 	/* Installs and deletes are refused by the daemon; the rest warns. */
 	audit_delivery_check(PROG, AUDIT_OP_READ, AUDIT_ON_FAILURE_REFUSE, NULL);

@@ -51,6 +51,26 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The same policy in the two steps postern-shell takes: every table below
+ * runs against both, so deferring the module list changes no decision. */
+static int setup_deferred(void **state)
+{
+	struct policy *p = NULL;
+	struct pst_err e;
+
+	if (policy_parse_deferred(config, strlen(config), "postern.yaml", &p, &e) != 0 ||
+	    policy_modules_loaded(p) ||
+	    policy_merge_modules_text(p, generated, strlen(generated), "doap-modules.yaml",
+				      &e) != 0 ||
+	    !policy_modules_loaded(p)) {
+		print_error("%s\n", e.msg);
+		policy_free(p);
+		return -1;
+	}
+	*state = p;
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	policy_free(*state);
@@ -192,6 +212,70 @@ static void test_no_release_team(void **state)
 	policy_free(p);
 }
 
+/* Before its module list is merged a policy shows no module and grants nothing. */
+static void test_pending_module_list_denies(void **state)
+{
+	struct policy *p = NULL;
+	struct pst_err e;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(policy_parse_deferred(config, strlen(config), "postern.yaml", &p, &e), 0);
+	assert_false(policy_modules_loaded(p));
+	assert_int_equal(policy_module_count(p), 0);
+	assert_null(policy_module_at(p, 0));
+	assert_null(policy_module_find(p, "gtk"));
+	assert_int_equal(policy_may(p, "matthiasc", POLICY_INSTALL, "gtk", why, sizeof(why)),
+			 POLICY_DENY);
+	assert_string_equal(why, "the module list is not loaded");
+	assert_int_equal(policy_may(p, "alice", POLICY_INSTALL, "newmod", why, sizeof(why)),
+			 POLICY_DENY);
+	assert_int_equal(policy_may(p, "bob", POLICY_INSTALL, "gnome-common", NULL, 0),
+			 POLICY_DENY);
+	/* What an rsync upload needs is there at once. */
+	assert_true(policy_is_release_team(p, "alice"));
+	assert_false(policy_is_release_team(p, "bob"));
+	policy_free(p);
+}
+
+/* A merge that fails is final: no module ever shows, a second merge is refused. */
+static void test_failed_merge_is_final(void **state)
+{
+	static const char broken[] = "modules:\n  gtk:\n    maintainers: [ebassi\n";
+	static const char orphan[] = "modules:\n  lonely:\n    version_dir: major\n";
+	struct policy *p = NULL;
+	struct pst_err e;
+
+	(void)state;
+	assert_int_equal(policy_parse_deferred(config, strlen(config), "postern.yaml", &p, &e), 0);
+	assert_int_not_equal(policy_merge_modules_text(p, broken, strlen(broken),
+						       "doap-modules.yaml", &e), 0);
+	assert_non_null(strstr(e.msg, "doap-modules.yaml:"));
+	assert_false(policy_modules_loaded(p));
+	assert_int_equal(policy_module_count(p), 0);
+	assert_int_equal(policy_may(p, "matthiasc", POLICY_INSTALL, "gtk", NULL, 0), POLICY_DENY);
+	assert_int_not_equal(policy_merge_modules_text(p, generated, strlen(generated),
+						       "doap-modules.yaml", &e), 0);
+	assert_false(policy_modules_loaded(p));
+	policy_free(p);
+
+	/* An entry of postern.yaml that only the DOAP list could complete fails
+	 * at the merge, with the message policy_parse gives for it. */
+	assert_int_equal(policy_parse_deferred(orphan, strlen(orphan), "postern.yaml", &p, &e), 0);
+	assert_int_not_equal(policy_merge_modules_text(p, NULL, 0, NULL, &e), 0);
+	assert_non_null(strstr(e.msg, "module lonely: no maintainers and not open"));
+	policy_free(p);
+	assert_int_not_equal(policy_parse(orphan, strlen(orphan), "postern.yaml", &p, &e), 0);
+	assert_non_null(strstr(e.msg, "module lonely: no maintainers and not open"));
+}
+
+/* The tables again, on the policy built in two steps (setup_deferred). */
+static void deferred_decision_table(void **state) { test_decision_table(state); }
+static void deferred_override_flags(void **state) { test_override_flags(state); }
+static void deferred_fails_closed(void **state) { test_fails_closed(state); }
+static void deferred_reason_is_cut_safely(void **state) { test_reason_is_cut_safely(state); }
+static void deferred_release_team_list(void **state) { test_release_team_list(state); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +285,15 @@ int main(void)
 		cmocka_unit_test(test_reason_is_cut_safely),
 		cmocka_unit_test(test_release_team_list),
 		cmocka_unit_test(test_no_release_team),
+		cmocka_unit_test(test_pending_module_list_denies),
+		cmocka_unit_test(test_failed_merge_is_final),
+		cmocka_unit_test_setup_teardown(deferred_decision_table, setup_deferred, teardown),
+		cmocka_unit_test_setup_teardown(deferred_override_flags, setup_deferred, teardown),
+		cmocka_unit_test_setup_teardown(deferred_fails_closed, setup_deferred, teardown),
+		cmocka_unit_test_setup_teardown(deferred_reason_is_cut_safely, setup_deferred,
+						teardown),
+		cmocka_unit_test_setup_teardown(deferred_release_team_list, setup_deferred,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

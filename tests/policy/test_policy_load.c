@@ -96,6 +96,55 @@ static void test_good_files_load_and_merge(void **state)
 	load_refused(at("postern.yaml"), "doap-modules.yaml: cannot open");
 }
 
+/* The two-step load on real files: postern.yaml at once, the generated file
+ * with its own checks when asked for, the same answers as policy_load. */
+static void test_deferred_load(void **state)
+{
+	struct policy *p;
+	struct pst_err e;
+	char why[256];
+
+	(void)state;
+	config_with_doap("doap-modules.yaml");
+	put("doap-modules.yaml", "modules:\n  gnome-shell:\n    source: gnome-shell.doap\n"
+	    "    maintainers: [fmuellner]\n", 0644, 0);
+	if (policy_load_deferred(at("postern.yaml"), &p, &e) != 0)
+		fail_msg("%s", e.msg);
+	assert_false(policy_modules_loaded(p));
+	assert_int_equal(policy_may(p, "fmuellner", POLICY_INSTALL, "gnome-shell", NULL, 0),
+			 POLICY_DENY);
+	if (policy_load_modules(p, &e) != 0)
+		fail_msg("%s", e.msg);
+	assert_int_equal(policy_may(p, "fmuellner", POLICY_INSTALL, "gnome-shell", why,
+				    sizeof(why)), POLICY_MAINTAINER);
+	assert_string_equal(why, "fmuellner is a maintainer of gnome-shell (from gnome-shell.doap)");
+	policy_free(p);
+
+	/* A generated file that fails its checks fails the second step with
+	 * policy_load's message, and the policy stays without modules. */
+	put("doap-modules.yaml", "modules:\n  gnome-shell:\n    source: gnome-shell.doap\n"
+	    "    maintainers: [fmuellner]\n", 0664, 0);
+	load_refused(at("postern.yaml"), "mode 0664 is too open");
+	if (policy_load_deferred(at("postern.yaml"), &p, &e) != 0)
+		fail_msg("%s", e.msg);
+	assert_int_not_equal(policy_load_modules(p, &e), 0);
+	assert_non_null(strstr(e.msg, "mode 0664 is too open"));
+	assert_int_equal(policy_module_count(p), 0);
+	assert_int_equal(policy_may(p, "fmuellner", POLICY_INSTALL, "gnome-shell", NULL, 0),
+			 POLICY_DENY);
+	policy_free(p);
+	unlink(at("doap-modules.yaml"));
+	if (policy_load_deferred(at("postern.yaml"), &p, &e) != 0)
+		fail_msg("%s", e.msg);
+	assert_int_not_equal(policy_load_modules(p, &e), 0);
+	assert_non_null(strstr(e.msg, "doap-modules.yaml: cannot open"));
+	policy_free(p);
+	/* postern.yaml's own checks are not deferred. */
+	put("postern.yaml", "modules:\n  gtk:\n    maintainers: [otte]\n", 0664, 0);
+	assert_int_not_equal(policy_load_deferred(at("postern.yaml"), &p, &e), 0);
+	assert_null(p);
+}
+
 static void test_config_checks(void **state)
 {
 	(void)state;
@@ -178,6 +227,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_files_load_and_merge),
+		cmocka_unit_test(test_deferred_load),
 		cmocka_unit_test(test_config_checks),
 		cmocka_unit_test(test_untrusted_directory),
 		cmocka_unit_test(test_generated_file_checks),

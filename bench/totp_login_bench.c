@@ -1,0 +1,198 @@
+/*
+ * totp_login_bench: the measuring half of bench/totp. Logs in as sshd does,
+ * and must never be more than a benchmark (it answers any prompt with the
+ * code it was given).
+ *
+ *   totp_login_bench CODES FLOOR_SERVICE SERVICE...
+ *
+ * Like sshd, this process links libcrypto and initialises it the way
+ * OpenSSH does (all ciphers, all digests, the configuration file) and
+ * links libpam, and nothing else a module could use: each login is a fresh
+ * process (fork, then pam_start, pam_authenticate, pam_end, exit), so every
+ * module is loaded, relocated, run and unloaded once per login, through a
+ * real Linux-PAM service file in /etc/pam.d. For every "user code" line of
+ * CODES the services take turns (the order rotates line by line, so a busy
+ * machine slows all alike); FLOOR_SERVICE (pam_permit.so) is the cost of
+ * the process and of PAM itself.
+ *
+ * Per service it prints one line: name, logins, failed logins, median wall
+ * and CPU time of a login in us (fork to reaped child; CPU is the child's
+ * user + system time from wait4), and the median over the floor of each
+ * (the floor login of the same line subtracted, so both saw the same load),
+ * and the median number of page faults over the floor.
+ */
+#include <openssl/crypto.h>
+#include <security/pam_appl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOGINS_MAX 1000
+#define SERVICES_MAX 8
+
+struct login {
+	char user[64];
+	char code[16];
+};
+
+struct series {
+	const char *service;
+	double wall[LOGINS_MAX];
+	double cpu[LOGINS_MAX];
+	double faults[LOGINS_MAX];
+	unsigned failed;
+};
+
+static int answer(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
+{
+	const char *code = data;
+	struct pam_response *r = calloc((size_t)n, sizeof(*r));
+	int i;
+
+	if (r == NULL)
+		return PAM_BUF_ERR;
+	for (i = 0; i < n; i++)
+		if (msg[i]->msg_style == PAM_PROMPT_ECHO_OFF)
+			r[i].resp = strdup(code);
+	*resp = r;
+	return PAM_SUCCESS;
+}
+
+/* The child: what sshd's connection process does for one keyboard-interactive login. */
+static void login_child(const char *service, const struct login *l)
+{
+	struct pam_conv conv = { answer, (void *)l->code };
+	pam_handle_t *h = NULL;
+	int rc;
+
+	if (pam_start(service, l->user, &conv, &h) != PAM_SUCCESS)
+		_exit(2);
+	pam_set_item(h, PAM_RHOST, "192.0.2.7");
+	pam_putenv(h, "SSH_AUTH_INFO_0=publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT");
+	pam_putenv(h, "SSH_CONNECTION=192.0.2.7 50122 192.0.2.1 22");
+	rc = pam_authenticate(h, 0);
+	pam_end(h, rc);
+	_exit(rc == PAM_SUCCESS ? 0 : 1);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double tv_us(struct timeval tv)
+{
+	return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+
+static int timed_login(struct series *s, const struct login *l, size_t i)
+{
+	struct rusage ru;
+	double w0 = now_us();
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		login_child(s->service, l);
+	if (wait4(pid, &status, 0, &ru) != pid)
+		return -1;
+	s->wall[i] = now_us() - w0;
+	s->cpu[i] = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+	s->faults[i] = (double)ru.ru_minflt + (double)ru.ru_majflt;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		s->failed++;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a;
+	double y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, size_t n)
+{
+	double *c = malloc(n * sizeof(*c));
+	double m;
+
+	if (c == NULL)
+		abort();
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_double);
+	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
+static double median_over(const double *v, const double *floor, size_t n)
+{
+	double d[LOGINS_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = v[i] - floor[i];
+	return median(d, n);
+}
+
+static size_t read_logins(const char *path, struct login *l)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (n < LOGINS_MAX && fscanf(f, "%63s %15s", l[n].user, l[n].code) == 2)
+		n++;
+	fclose(f);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static struct series s[SERVICES_MAX];
+	static struct login logins[LOGINS_MAX];
+	size_t nsvc = (size_t)argc - 2;
+	size_t n;
+	size_t i;
+	size_t k;
+
+	if (argc < 4 || nsvc > SERVICES_MAX) {
+		fprintf(stderr, "usage: totp_login_bench CODES FLOOR_SERVICE SERVICE...\n");
+		return 2;
+	}
+	/* As OpenSSH's ssh_libcrypto_init() does before anything else. */
+	OPENSSL_init_crypto(OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS |
+			    OPENSSL_INIT_LOAD_CONFIG, NULL);
+	n = read_logins(argv[1], logins);
+	if (n == 0) {
+		fprintf(stderr, "totp_login_bench: %s: no logins to time\n", argv[1]);
+		return 1;
+	}
+	for (k = 0; k < nsvc; k++)
+		s[k].service = argv[k + 2];
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nsvc; k++)
+			if (timed_login(&s[(i + k) % nsvc], &logins[i], i) < 0) {
+				perror("totp_login_bench: fork/wait");
+				return 1;
+			}
+	for (k = 0; k < nsvc; k++)
+		printf("%s %zu %u %.1f %.1f %.1f %.1f %.0f\n", s[k].service, n, s[k].failed,
+		       median(s[k].wall, n), median(s[k].cpu, n),
+		       median_over(s[k].wall, s[0].wall, n), median_over(s[k].cpu, s[0].cpu, n),
+		       median_over(s[k].faults, s[0].faults, n));
+	return 0;
+}
