@@ -16,6 +16,18 @@ int pst_fail(struct pst_err *e, int errnum, const char *fmt, ...)
 	return errnum > 0 ? -errnum : errnum;
 }
 
+_Bool pst_refuse(struct pst_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return 0;
+}
+
 void pst_err_prefix(struct pst_err *e, const char *fmt, ...)
 {
 	char joined[2 * PST_ERR_MAX + 2];

@@ -17,6 +17,10 @@ struct pst_err {
 int pst_fail(struct pst_err *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Fill e (may be NULL) and return false: for checks that answer yes or no. */
+_Bool pst_refuse(struct pst_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Prefix an existing message: "<prefix>: <old message>". */
 void pst_err_prefix(struct pst_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -12,7 +12,6 @@
  */
 #include "tarball.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,22 +21,6 @@
 #define MEMBER_NAME_MAX 4096
 /* How much of an offending name a message quotes. */
 #define SHOWN_NAME_MAX 160
-
-/* Fill why (may be NULL) and say no. */
-static bool refuse(struct pst_err *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static bool refuse(struct pst_err *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
-		va_end(ap);
-	}
-	return false;
-}
 
 /*
  * A printable, bounded copy of name for messages: control bytes and bytes
@@ -107,16 +90,16 @@ static bool text_check(const char *member, const char *what, const char *s, stru
 	size_t len = strlen(s);
 
 	if (len == 0)
-		return refuse(why, "member %s: its %s is empty",
+		return pst_refuse(why, "member %s: its %s is empty",
 				shown(member, buf), what);
 	if (len > MEMBER_NAME_MAX)
-		return refuse(why, "member %s: its %s is longer than %d bytes",
+		return pst_refuse(why, "member %s: its %s is longer than %d bytes",
 				shown(member, buf), what, MEMBER_NAME_MAX);
 	if (has_control(s) || !utf8_valid(s, len))
-		return refuse(why, "member %s: its %s contains control characters or is not UTF-8",
+		return pst_refuse(why, "member %s: its %s contains control characters or is not UTF-8",
 				shown(member, buf), what);
 	if (s[0] == '/')
-		return refuse(why, "member %s: its %s is an absolute path (not allowed)",
+		return pst_refuse(why, "member %s: its %s is an absolute path (not allowed)",
 				shown(member, buf), what);
 	return true;
 }
@@ -151,10 +134,10 @@ static bool path_check(const char *member, const char *what, const char *path, c
 	for (;;) {
 		len = component_len(p);
 		if (is_dots(p, len, 2) || is_dots(p, len, 1))
-			return refuse(why, "member %s: '%.*s' components are not allowed",
+			return pst_refuse(why, "member %s: '%.*s' components are not allowed",
 					shown(member, buf), (int)len, p);
 		if (len == 0 && p[0] == '/')
-			return refuse(why, "member %s: empty path components (//) are "
+			return pst_refuse(why, "member %s: empty path components (//) are "
 					"not allowed", shown(member, buf));
 		p += len;
 		if (*p == '\0' || (p[0] == '/' && p[1] == '\0'))
@@ -164,7 +147,7 @@ static bool path_check(const char *member, const char *what, const char *path, c
 	}
 	len = component_len(path);
 	if (len != strlen(top) || strncmp(path, top, len) != 0)
-		return refuse(why, "member %s: its %s is not inside %s/ (a release tarball holds exactly "
+		return pst_refuse(why, "member %s: its %s is not inside %s/ (a release tarball holds exactly "
 				"one top directory, named <module>-<version>)",
 				shown(member, buf), what, top);
 	*depth = n;
@@ -192,14 +175,14 @@ static bool symlink_target_check(const char *member, const char *target, size_t 
 			continue;
 		}
 		if (!climbing)
-			return refuse(why, "member %s: symlink target %s has '..' after a directory "
+			return pst_refuse(why, "member %s: symlink target %s has '..' after a directory "
 					"name (write it with the '..' first, like ../../dir/file)",
 					shown(member, buf),
 					shown(target, tbuf));
 		up++;
 	}
 	if (link_depth == 0 || up > link_depth - 1)
-		return refuse(why, "member %s: symlink target %s points outside the top directory",
+		return pst_refuse(why, "member %s: symlink target %s points outside the top directory",
 				shown(member, buf), shown(target, tbuf));
 	return true;
 }
@@ -212,7 +195,7 @@ bool tarball_member_check(const char *name, enum tarball_member_kind kind, const
 	int n = snprintf(top, sizeof(top), "%s-%s", module, version);
 
 	if (n < 0 || (size_t)n >= sizeof(top))
-		return refuse(why, "internal error: module and version too long");
+		return pst_refuse(why, "internal error: module and version too long");
 	if (!path_check(name, "name", name, top, &depth, why))
 		return false;
 	switch (kind) {
@@ -223,14 +206,14 @@ bool tarball_member_check(const char *name, enum tarball_member_kind kind, const
 	case TARBALL_MEMBER_HARDLINK:
 		if (depth > 0)
 			break;
-		return refuse(why, "member %s: the top entry %s must be a directory, "
+		return pst_refuse(why, "member %s: the top entry %s must be a directory, "
 				"not %s", shown(name, buf), top, kind_name(kind));
 	case TARBALL_MEMBER_CHARDEV:
 	case TARBALL_MEMBER_BLOCKDEV:
 	case TARBALL_MEMBER_FIFO:
 	case TARBALL_MEMBER_SOCKET:
 	case TARBALL_MEMBER_UNKNOWN:
-		return refuse(why, "member %s is %s; a release may only contain files, "
+		return pst_refuse(why, "member %s is %s; a release may only contain files, "
 				"directories and links", shown(name, buf),
 				kind_name(kind));
 	}

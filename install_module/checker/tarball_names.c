@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <search.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,21 +44,6 @@ struct folded {
 struct tarball_names {
 	void *tree;      /* tsearch() tree of struct folded */
 };
-
-static bool refuse(struct pst_err *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static bool refuse(struct pst_err *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
-		va_end(ap);
-	}
-	return false;
-}
 
 /* Bytes of s a message may quote: at most SHOWN_MAX, cut on a character boundary. */
 static int shown_len(const char *s)
@@ -88,7 +72,7 @@ bool tarball_member_mode_check(const char *name, enum tarball_member_kind kind, 
 		what = "world-writable";
 	if (what == NULL)
 		return true;
-	return refuse(why, "member %.*s has mode %04o (%s): a release may not hold set-uid, "
+	return pst_refuse(why, "member %.*s has mode %04o (%s): a release may not hold set-uid, "
 		      "set-gid or world-writable members, which whoever unpacks it as root "
 		      "would get (chmod u-s,g-s,o-w and make the tarball again)",
 		      shown_len(name), name, perm & 07777, what);
@@ -162,19 +146,19 @@ static bool component_portable(const char *member, const char *what, const char 
 		return true;
 	for (; colon != NULL; colon = memchr(colon + 1, ':', len - (size_t)(colon + 1 - c)))
 		if ((size_t)(colon + 1 - c) < len && colon[1] == '$')
-			return refuse(why, "member %.*s: its %s has '%.*s', an NTFS stream type "
+			return pst_refuse(why, "member %.*s: its %s has '%.*s', an NTFS stream type "
 				      "(\"x::$DATA\" is \"x\" itself on Windows); rename it",
 				      shown_len(member), member, what, (int)len, c);
 	n = drop_ignored(c, base, visible);
 	if (n == 0 || ntfs_trimmed(visible, n) == 0 || is_exactly(visible, n, ".") ||
 	    is_exactly(visible, n, ".."))
-		return refuse(why, "member %.*s: its %s has the component '%.*s', which macOS or "
+		return pst_refuse(why, "member %.*s: its %s has the component '%.*s', which macOS or "
 			      "Windows read as '.', '..' or nothing (invisible characters, trailing "
 			      "dots or spaces, or a ':' stream); rename it",
 			      shown_len(member), member, what,
 			      len > SHOWN_MAX ? SHOWN_MAX : (int)len, c);
 	if (looks_short_name(c, len))
-		return refuse(why, "member %.*s: its %s has the component '%.*s', which looks like "
+		return pst_refuse(why, "member %.*s: its %s has the component '%.*s', which looks like "
 			      "a Windows 8.3 short name and may name another member there "
 			      "(like GIT~1 for .git); rename it",
 			      shown_len(member), member, what, (int)len, c);
@@ -188,10 +172,10 @@ static bool path_portable(const char *member, const char *what, const char *path
 	size_t len;
 
 	if (strchr(path, '\\') != NULL)
-		return refuse(why, "member %.*s: its %s holds a backslash, which Windows reads as "
+		return pst_refuse(why, "member %.*s: its %s holds a backslash, which Windows reads as "
 			      "a directory separator; rename it", shown_len(member), member, what);
 	if (strlen(path) > NAME_MAX_BYTES)
-		return refuse(why, "member %.*s: its %s is longer than %d bytes",
+		return pst_refuse(why, "member %.*s: its %s is longer than %d bytes",
 			      shown_len(member), member, what, NAME_MAX_BYTES);
 	for (;;) {
 		slash = strchr(p, '/');
@@ -312,7 +296,7 @@ static int fold_failed(const char *member, struct pst_err *why)
 {
 	if (errno == ENOMEM)
 		return -ENOMEM;
-	refuse(why, "member %.*s: its name or link target is not UTF-8", shown_len(member), member);
+	pst_refuse(why, "member %.*s: its name or link target is not UTF-8", shown_len(member), member);
 	return -EBADMSG;
 }
 
@@ -344,7 +328,7 @@ static int through_symlink_check(struct tarball_names *names, const char *member
 		hit = folded_find(names, key);
 		key[i] = c;
 		if (hit != NULL && hit->kind == TARBALL_MEMBER_SYMLINK) {
-			refuse(why, "member %.*s goes through the symlink %.*s on case-insensitive "
+			pst_refuse(why, "member %.*s goes through the symlink %.*s on case-insensitive "
 			       "or Unicode-normalising file systems (macOS, Windows): a symlink may "
 			       "not stand for a directory or a file of the archive",
 			       shown_len(member), member, shown_len(hit->name), hit->name);
@@ -404,11 +388,11 @@ static int name_add(struct tarball_names *names, const char *name,
 	if (same_bytes && kind == TARBALL_MEMBER_DIR && earlier->kind == TARBALL_MEMBER_DIR)
 		return 0;
 	if (same_bytes)
-		refuse(why, "member %.*s appears twice in the archive (perhaps spelled in two "
+		pst_refuse(why, "member %.*s appears twice in the archive (perhaps spelled in two "
 		       "Unicode forms, which tar programs read differently); a release holds "
 		       "each member once", shown_len(name), name);
 	else
-		refuse(why, "member %.*s and member %.*s have names that are the same file on "
+		pst_refuse(why, "member %.*s and member %.*s have names that are the same file on "
 		       "case-insensitive or Unicode-normalising file systems (macOS, Windows); "
 		       "rename one of them", shown_len(name), name,
 		       shown_len(earlier->name), earlier->name);
