@@ -94,6 +94,7 @@ YAML
 # The checker socket, as postern-check.socket makes it: one postern-check
 # per connection, as ptinst-c, reachable by the daemon's user only.
 start_checker() {
+	stop_checker
 	rm -f "$R/run/check.sock"
 	setsid systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
 		setpriv --reuid=ptinst-c --regid=ptinst-c --clear-groups --inh-caps=-all -- \
