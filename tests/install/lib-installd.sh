@@ -96,7 +96,7 @@ YAML
 start_checker() {
 	stop_checker
 	rm -f "$R/run/check.sock"
-	setsid systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
+	systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
 		setpriv --reuid=ptinst-c --regid=ptinst-c --clear-groups --inh-caps=-all -- \
 		"$CHECKER" 2>>"$R/checker.err" &
 	CHECKD=$!
@@ -107,7 +107,9 @@ start_checker() {
 
 stop_checker() {
 	[ -n "$CHECKD" ] || return 0
-	kill -9 -- "-$CHECKD" 2>/dev/null
+	# By pid, not by process group: its checkers first, then the activator.
+	pkill -9 -P "$CHECKD" 2>/dev/null
+	kill -9 "$CHECKD" 2>/dev/null
 	wait "$CHECKD" 2>/dev/null || true
 	CHECKD=
 }
