@@ -95,8 +95,9 @@ YAML
 # The checker socket, as postern-check.socket makes it: one postern-check
 # per connection, as ptinst-c, reachable by the daemon's user only.
 start_checker() {
+	stop_checker
 	rm -f "$R/run/check.sock"
-	setsid systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
+	systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
 		setpriv --reuid=ptinst-c --regid=ptinst-c --clear-groups --inh-caps=-all -- \
 		"$CHECKER" 2>>"$R/checker.err" &
 	CHECKD=$!
@@ -107,7 +108,9 @@ start_checker() {
 
 stop_checker() {
 	[ -n "$CHECKD" ] || return 0
-	kill -9 -- "-$CHECKD" 2>/dev/null
+	# By pid, not by process group: its checkers first, then the activator.
+	pkill -9 -P "$CHECKD" 2>/dev/null
+	kill -9 "$CHECKD" 2>/dev/null
 	wait "$CHECKD" 2>/dev/null || true
 	CHECKD=
 }

@@ -110,7 +110,7 @@ stop_daemon; start_daemon
 fake_checker() {
 	stop_checker
 	rm -f "$R/run/check.sock"
-	setsid systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
+	systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
 		setpriv --reuid=ptinst-c --regid=ptinst-c --clear-groups -- /usr/bin/python3 -c "$1" 2>>"$R/checker.err" &
 	CHECKD=$!
 	wait_until test -S "$R/run/check.sock"
