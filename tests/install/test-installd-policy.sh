@@ -7,11 +7,11 @@
 # with the loader's FILE:LINE:COL message and a policy_error record; fixed
 # again, it works again. Every refusal leaves the upload and the tree alone.
 #
-# test-installd-policy.sh SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR POSTERN_POLICY
+# test-installd-policy.sh SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR CHECKER POSTERN_POLICY
 set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
-POLICY_TOOL="$7"
+POLICY_TOOL="$8"
 
 echo "1..21"
 
