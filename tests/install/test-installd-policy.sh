@@ -112,4 +112,5 @@ out=$(timeout 60 "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --sock
 	ok "a policy the daemon's user cannot read: the start fails with the reason" || not_ok "unreadable policy: $out"
 chmod 0644 /etc/postern/postern.yaml
 trap - EXIT
+stop_checker
 [ "$failed" = 0 ]
