@@ -65,9 +65,6 @@ int code_obtain(const struct client_opts *o, const char *prompt, char *code, siz
 		struct pst_err *e);
 /* A code as the server may accept it: 1..CODE_MAX printable ASCII, no space. */
 bool code_is_plausible(const char *code);
-/* The server's prompt as shown on the terminal: printable ASCII only, so a
- * hostile server cannot send terminal escapes. DST is always terminated. */
-void code_prompt_printable(char *dst, size_t len, const char *src);
 /* Split a --code-command into words on blanks: no quoting, no expansion. */
 int code_command_split(const char *cmd, char ***argv_out, struct pst_err *e);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "server_lines.h"
 #include "spawn.h"
 
 #define CODE_LINE_MAX 256
@@ -186,15 +187,6 @@ static void first_line(char *buf)
 	buf[strcspn(buf, "\r\n")] = '\0';
 }
 
-void code_prompt_printable(char *dst, size_t len, const char *src)
-{
-	size_t i = 0;
-
-	for (; src[i] != '\0' && i + 1 < len; i++)
-		dst[i] = (src[i] >= ' ' && src[i] < 0x7f) ? src[i] : '?';
-	dst[i] = '\0';
-}
-
 int code_obtain(const struct client_opts *o, const char *prompt, char *code, size_t len,
 		struct pst_err *e)
 {
@@ -210,7 +202,7 @@ int code_obtain(const struct client_opts *o, const char *prompt, char *code, siz
 		break;
 	case CODE_FROM_TTY:
 	default:
-		code_prompt_printable(shown, sizeof(shown), prompt);
+		server_text_printable(shown, sizeof(shown), prompt);
 		rc = tty_ask(shown[0] != '\0' ? shown : "Verification code: ", false,
 			     line, sizeof(line), e);
 		if (rc < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "server_lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,7 +51,7 @@ static void check_prompt(const char *in)
 {
 	char shown[128];
 
-	code_prompt_printable(shown, sizeof(shown), in);
+	server_text_printable(shown, sizeof(shown), in);
 	for (const char *p = shown; *p != '\0'; p++)
 		if (*p < ' ' || *p >= 0x7f)
 			abort();
