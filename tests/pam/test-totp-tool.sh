@@ -48,11 +48,14 @@ check "secret length: 64 bytes for SHA512 (base32 in the record)" \
 # --- enrolment that waits for the app's code
 coproc ENR { "$CAPTURE" "$T/enroll.log" -- "$TOTP" -S "$S" enroll --format uri pttotp2 2>/dev/null; }
 read -r -t 10 uri <&"${ENR[0]}"
-oathtool --totp -b "$(echo "$uri" | uri_secret)" >&"${ENR[1]}"
+# The very code typed at enrolment is replayed: computing a fresh one could
+# cross a 30-second step and log in legitimately.
+enrol_code=$(oathtool --totp -b "$(echo "$uri" | uri_secret)")
+echo "$enrol_code" >&"${ENR[1]}"
 wait "$ENR_PID"
 check "enroll accepts the app's current code" test $? = 0
 check "enroll is audited with the admin and source" grep -q "event=totp_enroll user=pttotp2 .*admin=.* replaced=no source=enroll" "$T/enroll.log"
-auth pttotp pttotp2 "$(oathtool --totp -b "$(echo "$uri" | uri_secret)")" "$KEY_A"
+auth pttotp pttotp2 "$enrol_code" "$KEY_A"
 check "the code typed at enrolment cannot be replayed at login" test "$result" = PAM_AUTH_ERR
 printf '000000\n000001\n000002\n' | totp enroll pttotp3 >/dev/null 2>"$T/err3"
 check "three wrong codes: enroll fails" test $? != 0
