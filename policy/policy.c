@@ -106,6 +106,7 @@ static int merge_one(struct policy *p, struct policy_module *out,
 		return 0;
 	out->name = conf->m.name;
 	out->version_dir = conf->m.version_dir;
+	out->signature = conf->m.signature;
 	if (conf->has_open)
 		out->open = conf->m.open;
 	if (conf->has_maintainers || doap == NULL) {

@@ -30,6 +30,13 @@ enum policy_basis {
 	POLICY_OPEN,            /* open module: allowed, flagged as non-maintainer upload */
 };
 
+/* Whether a module's releases must carry an OpenPGP signature. */
+enum policy_signature {
+	POLICY_SIGNATURE_UNSET = 0,   /* not said: signatures.require decides */
+	POLICY_SIGNATURE_OPTIONAL,    /* a signature is checked when present */
+	POLICY_SIGNATURE_REQUIRED,    /* no valid signature, no release */
+};
+
 struct policy_limits {
 	uint64_t max_compressed;     /* bytes, default 2 GiB */
 	uint64_t max_uncompressed;   /* bytes, default 8 GiB */
@@ -58,6 +65,8 @@ struct policy_settings {
 	const char *release_team_group;        /* or NULL */
 	const char *const *release_team_users; /* or NULL */
 	enum audit_on_failure audit_on_failure; /* audit.on_failure, default refuse */
+	const char *signature_keyrings;   /* signatures.keyrings: <user>.pgp files */
+	bool signature_require;           /* signatures.require, default false */
 };
 
 struct policy_module {
@@ -67,6 +76,7 @@ struct policy_module {
 	const char *version_dir;          /* "major", "major.minor" or NULL (automatic) */
 	const char *source;               /* "postern.yaml" or "<module>.doap" */
 	bool overrides_doap;              /* explicit entry replacing a DOAP one */
+	enum policy_signature signature;  /* from postern.yaml; UNSET when not said */
 };
 
 /*
@@ -165,5 +175,13 @@ bool policy_is_release_team(const struct policy *p, const char *user);
 enum policy_basis policy_may(const struct policy *p, const char *user,
 			     enum policy_action action, const char *module,
 			     char *why, size_t whylen);
+
+/*
+ * Whether a release of module must carry a valid OpenPGP signature:
+ * signatures.require, or the module's own "signature: required". A global
+ * requirement is never loosened by a module's "optional" (fail closed).
+ * NULL policy: true.
+ */
+bool policy_signature_required(const struct policy *p, const char *module);
 
 #endif

@@ -291,3 +291,13 @@ enum policy_basis policy_may(const struct policy *p, const char *user,
 	s.buf[0] = '\0';
 	return decide(&s, p, user, action, module);
 }
+
+bool policy_signature_required(const struct policy *p, const char *module)
+{
+	const struct policy_module *m;
+
+	if (p == NULL || !p->modules_loaded || p->settings.signature_require)
+		return true;
+	m = policy_module_find(p, module);
+	return m != NULL && m->signature == POLICY_SIGNATURE_REQUIRED;
+}

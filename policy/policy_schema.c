@@ -30,6 +30,7 @@ void policy_settings_defaults(struct policy_settings *s)
 	s->limits.check_memory = 512ull << 20;
 	s->delete_window = 86400;
 	s->mirror_sync_interval = 300;
+	s->signature_keyrings = POSTERN_CONFDIR "/keyrings";
 }
 
 /* paths */
@@ -250,6 +251,28 @@ static int read_audit(struct schema_ctx *c, const struct ynode *v, void *t)
 	return schema_walk(c, v, "audit", keys, sizeof(keys) / sizeof(keys[0]), t);
 }
 
+/* signatures */
+
+static int read_sig_keyrings(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_path(c, v, "signatures.keyrings", &STRUCT_OF(t)->signature_keyrings);
+}
+
+static int read_sig_require(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_bool(c, v, "signatures.require", &STRUCT_OF(t)->signature_require);
+}
+
+static int read_signatures(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	static const struct schema_key keys[] = {
+		{ "keyrings", read_sig_keyrings },
+		{ "require", read_sig_require },
+	};
+
+	return schema_walk(c, v, "signatures", keys, sizeof(keys) / sizeof(keys[0]), t);
+}
+
 /* top-level scalars */
 
 static int read_doap_modules(struct schema_ctx *c, const struct ynode *v, void *t)
@@ -313,6 +336,24 @@ static int read_version_dir(struct schema_ctx *c, const struct ynode *v, void *t
 	return rc;
 }
 
+static int read_signature(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	struct module_entry *m = t;
+	const char *word;
+	int rc = schema_string(c, v, "signature", &word);
+
+	if (rc < 0)
+		return rc;
+	if (strcmp(word, "required") == 0)
+		m->m.signature = POLICY_SIGNATURE_REQUIRED;
+	else if (strcmp(word, "optional") == 0)
+		m->m.signature = POLICY_SIGNATURE_OPTIONAL;
+	else
+		return schema_fail(c, v, "module %s: signature: expected 'required' or 'optional', "
+				   "found '%s'", m->m.name, word);
+	return 0;
+}
+
 static int read_source(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	struct module_entry *m = t;
@@ -351,9 +392,10 @@ static int read_module_map(struct schema_ctx *c, const struct ynode *v, struct m
 		if (m->has_maintainers && m->m.maintainers[0] == NULL && !m->m.open)
 			return schema_fail(c, k, "module %s: the maintainer list is empty and the module "
 					   "is not open (list maintainers or set open: true)", k->value);
-		if (!m->has_maintainers && !m->has_open && m->m.version_dir == NULL)
+		if (!m->has_maintainers && !m->has_open && m->m.version_dir == NULL &&
+		    m->m.signature == POLICY_SIGNATURE_UNSET)
 			return schema_fail(c, k, "module %s: the entry is empty (give maintainers, "
-					   "open or version_dir)", k->value);
+					   "open, version_dir or signature)", k->value);
 	}
 	return 0;
 }
@@ -364,6 +406,7 @@ static int read_modules(struct schema_ctx *c, const struct ynode *v, void *t)
 		{ "maintainers", read_maintainers },
 		{ "open", read_open },
 		{ "version_dir", read_version_dir },
+		{ "signature", read_signature },
 	};
 
 	return read_module_map(c, v, ((struct config_target *)t)->mods, keys,
@@ -401,6 +444,7 @@ SETTING(limits, read_limits)
 SETTING(hooks, read_hooks)
 SETTING(mail, read_mail)
 SETTING(audit, read_audit)
+SETTING(signatures, read_signatures)
 SETTING(doap_modules, read_doap_modules)
 SETTING(doap_sources, read_doap_sources)
 SETTING(delete_window, read_delete_window)
@@ -426,6 +470,7 @@ int schema_config(struct schema_ctx *c, const struct ynode *root,
 		{ "mirror_sync_interval", read_mirror_sync_interval_wrap },
 		{ "mail", read_mail_wrap },
 		{ "audit", read_audit_wrap },
+		{ "signatures", read_signatures_wrap },
 	};
 	struct config_target t = { s, mods };
 

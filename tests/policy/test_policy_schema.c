@@ -58,6 +58,8 @@ static void test_defaults(void **state)
 	assert_null(s->release_team_group);
 	assert_null(s->release_team_users);
 	assert_int_equal(s->audit_on_failure, AUDIT_ON_FAILURE_REFUSE);
+	assert_string_equal(s->signature_keyrings, POSTERN_CONFDIR "/keyrings");
+	assert_false(s->signature_require);
 	assert_int_equal(policy_module_count(p), 0);
 	policy_free(p);
 }
@@ -173,7 +175,7 @@ static const struct bad bad_inputs[] = {
 	  "p.yaml:2:3: module gtk: no maintainers and not open, and no generated DOAP entry for it "
 	  "(list maintainers, set open: true, or import its DOAP file)" },
 	{ "modules:\n  gtk: {}\n",
-	  "p.yaml:2:3: module gtk: the entry is empty (give maintainers, open or version_dir)" },
+	  "p.yaml:2:3: module gtk: the entry is empty (give maintainers, open, version_dir or signature)" },
 	{ "modules:\n  gtk:\n    open: true\n    version_dir: minor\n",
 	  "p.yaml:4:18: version_dir: expected 'major' or 'major.minor', found 'minor'" },
 	{ "limits:\n  max_compressed: 2X\n",
@@ -229,7 +231,52 @@ static const struct bad bad_inputs[] = {
 	  "p.yaml:2:15: audit.on_failure: expected a single value, found a list" },
 	{ "audit:\n  onfailure: continue\n", "p.yaml:2:3: audit: unknown key 'onfailure'" },
 	{ "audit: continue\n", "p.yaml:1:8: audit: expected a mapping, found a single value" },
+	{ "signatures:\n  keyrings: keys\n",
+	  "p.yaml:2:13: signatures.keyrings: 'keys' is not an absolute path" },
+	{ "signatures:\n  require: sometimes\n",
+	  "p.yaml:2:12: signatures.require: expected true or false, found 'sometimes'" },
+	{ "signatures:\n  keyring: /k\n", "p.yaml:2:3: signatures: unknown key 'keyring'" },
+	{ "modules:\n  linux: {maintainers: [a], signature: yes}\n",
+	  "p.yaml:2:40: module linux: signature: expected 'required' or 'optional', found 'yes'" },
 };
+
+static void test_signatures(void **state)
+{
+	static const char text[] =
+		"signatures:\n  keyrings: /etc/k\n"
+		"modules:\n"
+		"  linux: {maintainers: [torvalds], signature: required}\n"
+		"  gtk: {maintainers: [a], signature: optional}\n"
+		"  glib: {maintainers: [a]}\n"
+		"  gnome-shell: {signature: required}\n";
+	static const char generated[] =
+		"modules:\n  gnome-shell:\n    source: gnome-shell.doap\n"
+		"    maintainers: [fmuellner]\n";
+	static const char strict[] =
+		"signatures: {require: true}\nmodules:\n  gtk: {maintainers: [a], signature: optional}\n";
+	struct policy *p = NULL;
+	struct pst_err e;
+
+	(void)state;
+	if (policy_parse_merged(text, strlen(text), "p.yaml", generated, strlen(generated),
+				"d.yaml", &p, &e) != 0)
+		fail_msg("%s", e.msg);
+	assert_string_equal(policy_settings(p)->signature_keyrings, "/etc/k");
+	assert_true(policy_signature_required(p, "linux"));
+	assert_false(policy_signature_required(p, "gtk"));
+	assert_false(policy_signature_required(p, "glib"));
+	assert_false(policy_signature_required(p, "unknown-module"));
+	/* An entry with only signature: keeps the DOAP maintainers. */
+	assert_true(policy_signature_required(p, "gnome-shell"));
+	assert_string_equal(policy_module_find(p, "gnome-shell")->maintainers[0], "fmuellner");
+	policy_free(p);
+
+	p = parse_ok(strict);
+	assert_true(policy_signature_required(p, "gtk"));
+	assert_true(policy_signature_required(p, "unknown-module"));
+	policy_free(p);
+	assert_true(policy_signature_required(NULL, "gtk"));
+}
 
 static void test_errors_have_position(void **state)
 {
@@ -307,6 +354,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_errors_have_position),
 		cmocka_unit_test(test_generated_file_schema),
 		cmocka_unit_test(test_example_config),
+		cmocka_unit_test(test_signatures),
 	};
 
 	if (argc != 2) {
