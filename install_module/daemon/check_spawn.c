@@ -143,9 +143,12 @@ int check_spawn_run(const char *socket_path, int staging_fd, const struct check_
 }
 
 int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
-		       const struct policy_limits *limits, uint64_t size, struct check_verdict *v,
+		       const struct policy_limits *limits, uint64_t size,
+		       const struct check_signature *sig, struct check_verdict *v,
 		       struct pst_err *e)
 {
+	if (sig != NULL && sig->kind != CHECK_SIG_NONE)
+		return pst_fail(e, ENOTSUP, "signature verification is not built yet");
 	struct check_request req;
 	int rc;
 

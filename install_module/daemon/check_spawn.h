@@ -37,8 +37,19 @@ int check_spawn_run(const char *socket_path, int staging_fd, const struct check_
  * verdict, a crash, a kill, silence, a malformed verdict); any other
  * negative errno is an internal error (no checker to reach, its own failure).
  */
+/* A detached signature to verify with the upload, from the daemon's own copies. */
+struct check_signature {
+	enum check_signature_kind kind;  /* CHECK_SIG_NONE: unsigned, the fds are unused */
+	int sig_fd;                      /* read-only, offset 0, <= CHECK_SIGNATURE_MAX bytes */
+	int keyring_fd;                  /* read-only, the uploader's <user>.pgp */
+};
+
+/* sig NULL or kind CHECK_SIG_NONE: an unsigned upload. A signed one passes
+ * only with a good signature by a key of the keyring: v->signer is then its
+ * fingerprint, checked to be upper-case hex of 40 or 64 digits. */
 int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
-		       const struct policy_limits *limits, uint64_t size, struct check_verdict *v,
+		       const struct policy_limits *limits, uint64_t size,
+		       const struct check_signature *sig, struct check_verdict *v,
 		       struct pst_err *e);
 
 #endif

@@ -185,7 +185,7 @@ static int check_content(struct install_job *j)
 	if (rc == 0 && !upload_unchanged(j))
 		rc = -EAGAIN;           /* upload_unchanged() told the client */
 	else if (rc == 0)
-		rc = check_spawn_upload(j->d->check_socket, staging, &j->rn, lim, j->staged.size,
+		rc = check_spawn_upload(j->d->check_socket, staging, &j->rn, lim, j->staged.size, NULL,
 					&j->verdict, &e);
 	if (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT)
 		refuse(j, e.msg);

@@ -41,7 +41,26 @@
 #define CHECK_VERDICT_SIZE (CHECK_MAGIC_LEN + 4 + 8 + 8 + 8 + 4 + CHECK_MESSAGE_MAX + \
 			    (RELEASE_NEWS_MAX + 1))
 
+/* The largest signature file accepted (kup's cap); larger is refused unread. */
+#define CHECK_SIGNATURE_MAX (64 * 1024)
+/* An OpenPGP fingerprint in upper-case hex: 40 (v4) or 64 (v6) digits. */
+#define CHECK_FINGERPRINT_MAX 64
+
+/* What a detached OpenPGP signature covers, or that there is none. */
+enum check_signature_kind {
+	CHECK_SIG_NONE = 0,      /* unsigned upload */
+	CHECK_SIG_FILE = 1,      /* FILE.asc / FILE.sig: the uploaded (compressed) bytes */
+	CHECK_SIG_TAR = 2,       /* <module>-<version>.tar.sign: the uncompressed tar stream (kup) */
+};
+
+/*
+ * With sig_kind != CHECK_SIG_NONE, the request carries three fds in this
+ * order: the upload, the signature (at most CHECK_SIGNATURE_MAX bytes),
+ * the uploader's keyring (opened and checked by the daemon); otherwise the
+ * upload's alone.
+ */
 struct check_request {
+	enum check_signature_kind sig_kind;
 	char module[NAME_MODULE_MAX + 1];
 	char version[RELEASE_VERSION_MAX + 1];
 	enum release_compression compression;
@@ -62,6 +81,9 @@ struct check_verdict {
 	bool has_news;
 	char message[CHECK_MESSAGE_MAX];
 	char news[RELEASE_NEWS_MAX + 1];
+	/* CHECK_PASS of a signed request: the fingerprint of the key that made
+	 * the good signature; "" otherwise. */
+	char signer[CHECK_FINGERPRINT_MAX + 1];
 };
 
 /* Encode into exactly CHECK_REQUEST_SIZE / CHECK_VERDICT_SIZE bytes. False when a field does not fit. */

@@ -244,7 +244,7 @@ static int check_with_real_checker(const struct maker_spec *spec, struct check_v
 	snprintf(path, sizeof(path), "%s/check.sock", dir);
 	pid = activator(path);
 	assert_int_equal(upload_stage(up, staging, limits.max_compressed, &st, e), 0);
-	rc = check_spawn_upload(path, staging, &rn, &limits, st.size, v, e);
+	rc = check_spawn_upload(path, staging, &rn, &limits, st.size, NULL, v, e);
 	/* Only the verdict counts: how the checker ends after it is not the daemon's
 	 * concern (under ASan, the sanitizer's own exit-time calls break the sandbox). */
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -299,7 +299,7 @@ static void test_no_checker_is_an_internal_error(void **state)
 	static struct check_verdict v;
 	struct pst_err e;
 	int staging = memfd_with("abc", 3);
-	int rc = check_spawn_upload("/nonexistent/check.sock", staging, &rn, &limits, 3, &v, &e);
+	int rc = check_spawn_upload("/nonexistent/check.sock", staging, &rn, &limits, 3, NULL, &v, &e);
 
 	(void)state;
 	assert_int_equal(rc, -ENOENT);
