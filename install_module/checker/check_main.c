@@ -344,7 +344,8 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		verdict_from(&v, rc == -EFBIG || rc == -EMSGSIZE ? rc : -EIO, NULL, &e);
 		verdict_send(&v);
-		return 1;
+		/* _exit: the locale loaded above is kept on purpose (a leak checker would say otherwise). */
+		_exit(1);
 	}
 	/* _exit: no atexit handler (libcrypto's, a sanitizer's) runs inside the sandbox. */
 	_exit(check(&req, req.sig_kind != CHECK_SIG_NONE ? &verifier : NULL, &v) == 0 ? 0 : 1);
