@@ -301,7 +301,7 @@ static int setup(const struct check_request *req, int fds[3], struct sig_verifie
 	close(fds[2]);
 	if (rc < 0)
 		return rc;
-	/* The verifier's end of the stream must not stay open in a child that is gone. */
+	/* A verifier that stops reading must not kill the check: the tee's write fails with EPIPE. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return pst_fail(e, errno, "cannot ignore SIGPIPE");
 	high[0] = fcntl(verifier->data_fd, F_DUPFD_CLOEXEC, 64);
