@@ -134,6 +134,9 @@ static void failure_explain(enum check_signature_kind kind, const char *err, str
 		say(r, CHECK_REFUSED, "the key that made the signature%s%s is revoked (sign with a "
 		    "valid key of your keyring, and have the admins replace the revoked one)",
 		    key[0] != '\0' ? ", " : "", key);
+	else if (strstr(err, "Not live until") != NULL)
+		say(r, CHECK_REFUSED, "the signature is dated in the future (check your computer's "
+		    "clock, and sign again)");
 	else if (strstr(err, "Expired on") != NULL || strstr(err, "not live") != NULL)
 		say(r, CHECK_REFUSED, "the key that made the signature%s%s had expired or was not "
 		    "yet valid when the signature was made (extend its expiry with gpg "

@@ -105,8 +105,10 @@ int main(int argc, char **argv)
 	copy = strdup(argv[2]);
 	if (copy == NULL || release_name_parse(basename(copy), &rn, &e) < 0) {
 		fprintf(stderr, "check-signed-drive: %s\n", copy == NULL ? "no memory" : e.msg);
+		free(copy);
 		return 3;
 	}
+	free(copy);
 	sig.kind = kind_of(argv[3]);
 	if (sig.kind != CHECK_SIG_NONE) {
 		sig.sig_fd = open_ro(argv[4]);

@@ -4,7 +4,8 @@
 # keys made here with gpg in a throwaway GNUPGHOME. GNU .sig and .asc over
 # the .tar.xz and kup .tar.sign over the uncompressed tar pass with the
 # right signer, with either key of a two-key keyring; another maintainer's
-# key, another file's signature, an expired key, a revoked key, a SHA-1
+# key, another file's signature, an expired key, a revoked key, a signature
+# dated in the future, a SHA-1
 # signature, garbage, an oversized signature and an unreadable keyring are
 # each refused with their own message; a good signature never rescues a bad
 # archive; the checker leaves every file as it was.
@@ -23,7 +24,7 @@ failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 
-echo "1..20"
+echo "1..21"
 
 g() { gpg --batch --quiet --no-tty --passphrase '' --pinentry-mode loopback "$@" 2>>"$W/gpg.log"; }
 fpr() { gpg --list-keys --with-colons "$1" 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }'; }
@@ -62,6 +63,7 @@ sign alice@example.org "$W/a.asc" "$U" --armor
 sign alice@example.org "$W/a.tar.sign" "$W/demo-1.0.tar"
 sign bob@example.org "$W/b.sig" "$U"
 sign rob@example.org "$W/rob-sha1.sig" "$U" --digest-algo SHA1
+sign alice@example.org "$W/future.sig" "$U" --faked-system-time "$(date -u -d '+30 days' +%Y%m%dT%H%M%S)"
 sign alice@example.org "$W/other.sig" "$W/other.tar.xz"
 sign alice@example.org "$W/bad.sig" "$W/bad/demo-1.0.tar.xz"
 sign exp@example.org "$W/exp.sig" "$U"
@@ -113,6 +115,8 @@ refused "a .tar.sign given as the file's signature: refused" "does not match the
 	"$U" file "$W/a.tar.sign" "$W/alice.pgp"
 refused "an expired key: refused" "$EXP had expired" "$U" file "$W/exp.sig" "$W/exp.pgp"
 refused "a revoked key: refused" "$REV is revoked" "$U" file "$W/rev.sig" "$W/rev.pgp"
+refused "a signature dated in the future: refused" "dated in the future" \
+	"$U" file "$W/future.sig" "$W/alice.pgp"
 refused "a SHA-1 signature: refused" "uses the SHA-1 hash" "$U" file "$W/rob-sha1.sig" "$W/rob.pgp"
 refused "a 200 KB garbage signature: refused unread" "larger than 65536 bytes" \
 	"$U" file "$W/garbage-200k.sig" "$W/alice.pgp"

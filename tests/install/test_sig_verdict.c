@@ -91,6 +91,9 @@ static void test_each_failure_has_its_message(void **state)
 		    "4FF3326E is bad:\n           The primary key is not live\n  because: Expired "
 		    "on 2020-01-02T12:00:00Z\n");
 	refused_saying("had expired");
+	read_answer(CHECK_SIG_FILE, EXIT(1), "", "Verifying signature:\n           Not live until "
+		    "2027-05-31T23:30:00Z\n");
+	refused_saying("dated in the future");
 	read_answer(CHECK_SIG_FILE, EXIT(1), "", "Error: Reading \"/proc/self/fd/3\": EOF\n");
 	refused_saying("not an OpenPGP detached signature");
 	read_answer(CHECK_SIG_FILE, EXIT(1), "", "Error: Malformed Message: Expected signature, "
