@@ -1,3 +1,5 @@
+/* Parses an audit record's key=value fields back as common/audit.c writes
+ * them; it never accepts a byte that audit.c would have escaped. */
 #include "fields.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* One `journalctl -o json` line to its fields, through jansson; it never
+ * takes a field's value for a trusted one unless journald set it ("_"). */
 #include "journal_json.h"
 
 #include <errno.h>

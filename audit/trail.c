@@ -1,3 +1,5 @@
+/* postern-audit's decision: which input lines are audit records it may count;
+ * it never counts a line that common/audit.c could not have written. */
 #include "trail.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* Maintainers out of one hostile DOAP file, through libxml2 with the network,
+ * entities and DTDs off; it never follows a reference the file makes. */
 #include "doap.h"
 
 #include <errno.h>
