@@ -32,6 +32,19 @@ size_t fields_printable_len(const unsigned char *s, size_t avail)
 	return n;
 }
 
+bool fields_text_printable(const char *s, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
 static bool is_bare_char(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -175,10 +175,39 @@ static int parse_time_option(const char *arg, bool until, int64_t *us, bool *hav
 	return EXIT_OK;
 }
 
+/* The words an option takes, each with the value it stands for. */
+struct word {
+	const char *word;
+	int value;
+};
+
+static const struct word signed_words[] = {
+	{ "yes", SIGNED_YES }, { "no", SIGNED_NO }, { NULL, 0 },
+};
+static const struct word format_words[] = {
+	{ "table", OUT_TABLE }, { "json", OUT_JSON }, { "csv", OUT_CSV }, { NULL, 0 },
+};
+static const struct word input_words[] = {
+	{ "auto", INPUT_AUTO }, { "syslog", INPUT_SYSLOG }, { "journal", INPUT_JOURNAL }, { NULL, 0 },
+};
+
+/* *value set to the value of word arg, or a usage error saying why. */
+static int choose(const char *arg, const struct word *words, const char *why, int *value)
+{
+	for (; words->word != NULL; words++) {
+		if (strcmp(arg, words->word) == 0) {
+			*value = words->value;
+			return EXIT_OK;
+		}
+	}
+	return die_usage(arg, why);
+}
+
 static int parse_option(int opt, struct query *q, struct input_options *in,
 			enum out_format *fmt)
 {
 	unsigned long n;
+	int v, rc;
 
 	switch (opt) {
 	case 'u':
@@ -190,13 +219,10 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 	case OPT_FROM:
 		return add_names(&q->froms, optarg, false);
 	case OPT_SIGNED:
-		if (strcmp(optarg, "yes") == 0)
-			q->signed_only = SIGNED_YES;
-		else if (strcmp(optarg, "no") == 0)
-			q->signed_only = SIGNED_NO;
-		else
-			return die_usage(optarg, "--signed is yes or no");
-		return EXIT_OK;
+		v = (int)q->signed_only;
+		rc = choose(optarg, signed_words, "--signed is yes or no", &v);
+		q->signed_only = (enum signed_filter)v;
+		return rc;
 	case OPT_SIGNER:
 		return add_fingerprints(&q->signers, optarg);
 	case OPT_SINCE:
@@ -216,25 +242,15 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		*fmt = OUT_CSV;
 		return EXIT_OK;
 	case OPT_FORMAT:
-		if (strcmp(optarg, "table") == 0)
-			*fmt = OUT_TABLE;
-		else if (strcmp(optarg, "json") == 0)
-			*fmt = OUT_JSON;
-		else if (strcmp(optarg, "csv") == 0)
-			*fmt = OUT_CSV;
-		else
-			return die_usage(optarg, "--format is table, json or csv");
-		return EXIT_OK;
+		v = (int)*fmt;
+		rc = choose(optarg, format_words, "--format is table, json or csv", &v);
+		*fmt = (enum out_format)v;
+		return rc;
 	case OPT_INPUT:
-		if (strcmp(optarg, "auto") == 0)
-			in->format = INPUT_AUTO;
-		else if (strcmp(optarg, "syslog") == 0)
-			in->format = INPUT_SYSLOG;
-		else if (strcmp(optarg, "journal") == 0)
-			in->format = INPUT_JOURNAL;
-		else
-			return die_usage(optarg, "--input is auto, syslog or journal");
-		return EXIT_OK;
+		v = (int)in->format;
+		rc = choose(optarg, input_words, "--input is auto, syslog or journal", &v);
+		in->format = (enum input_format)v;
+		return rc;
 	case OPT_DAEMON_UID:
 		if (!parse_ulong(optarg, 0xfffffffeUL, &n))
 			return die_usage(optarg, "--daemon-uid needs a number");
