@@ -162,7 +162,13 @@ static int read_capped(int fd, char *out, size_t cap, size_t *len)
 	*len = 0;
 	for (;;) {
 		int64_t left = deadline - now_ms();
-		if (left <= 0 || poll(&pfd, 1, (int)left) == 0)
+		int ready = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return -errno;
+		if (ready == 0)
 			return -ETIMEDOUT;
 		n = read(fd, out + *len, cap - *len);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ static unsigned check_keyring(FILE *out, const char *dir, const struct pair *v, 
 {
 	struct keyring_listing k;
 	struct pst_err e;
-	char path[1024];
+	char path[PATH_MAX];
 	size_t i;
 	int rc;
 
