@@ -75,6 +75,9 @@ modules:
     signature: optional
   docs:
     maintainers: [ptsig-anna]
+  firmware:
+    open: true
+    signature: required
 EOC
 chmod 644 "$w/postern.yaml"
 C=(-C "$w/postern.yaml")
@@ -97,7 +100,7 @@ out=$("$pp" "${C[@]}" explain --delete ptsig-anna docs)
 before=$(ls -d /tmp/postern-policy-gpg.* 2>/dev/null | wc -l)
 out=$("$pp" "${C[@]}" check 2>&1); rc=$?
 after=$(ls -d /tmp/postern-policy-gpg.* 2>/dev/null | wc -l)
-[ "$rc" = 0 ] && grep -qxF "signatures: required for linux; keyrings in $k" <<<"$out" &&
+[ "$rc" = 0 ] && grep -qxF "signatures: required for firmware, linux; keyrings in $k" <<<"$out" &&
 	ok "check: which modules require signatures" || nok "check (status $rc): $out"
 grep -qxF "keyring of ptsig-torv: $k/ptsig-torv.pgp: $fpr1, $fpr2" <<<"$out" ||
 	grep -qxF "keyring of ptsig-torv: $k/ptsig-torv.pgp: $fpr2, $fpr1" <<<"$out"
@@ -111,6 +114,9 @@ grep -q "^warning: keyring of ptsig-dave: $k/ptsig-dave.pgp: holds no OpenPGP ce
 	ok "check: the release team signs too; garbage is no keyring" || nok "check: dave: $out"
 ! grep -q "docs\|ptsig-anna must sign releases of.*docs" <<<"$out" &&
 	ok "check: modules that need no signature are not listed" || nok "check lists docs: $out"
+grep -qxF "open module firmware requires signatures: every uploader needs a keyring $k/USER.pgp" <<<"$out" &&
+	ok "check: an open module that requires signatures needs every uploader's keyring" ||
+	nok "check: open module: $out"
 grep -qxF "2 warnings" <<<"$out" && ok "check counts the keyring warnings" || nok "warnings: $out"
 [ "$before" = "$after" ] && ok "check leaves no temporary gpg home in /tmp" ||
 	nok "gpg homes in /tmp: $before before, $after after"
