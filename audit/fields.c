@@ -1,3 +1,5 @@
+/* Parses an audit record's key=value fields back as common/audit.c writes
+ * them; it never accepts a byte that audit.c would have escaped. */
 #include "fields.h"
 
 #include <errno.h>
@@ -28,6 +30,19 @@ size_t fields_printable_len(const unsigned char *s, size_t avail)
 	if (n > 1 && is_hidden_control(s, n))
 		return 0;
 	return n;
+}
+
+bool fields_text_printable(const char *s, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
 }
 
 static bool is_bare_char(unsigned char c)

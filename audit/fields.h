@@ -51,4 +51,7 @@ const char *fields_get(const struct audit_fields *f, const char *key);
  */
 size_t fields_printable_len(const unsigned char *s, size_t avail);
 
+/* Whether every character of the len bytes at s is printable (as above). */
+bool fields_text_printable(const char *s, size_t len);
+
 #endif

@@ -1,3 +1,5 @@
+/* Files or standard input, line by line, to records for the query; it never
+ * counts a line trail.c calls suspicious, and says which it dropped. */
 #include "input.h"
 
 #include <errno.h>

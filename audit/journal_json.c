@@ -1,3 +1,5 @@
+/* One `journalctl -o json` line to its fields, through jansson; it never
+ * takes a field's value for a trusted one unless journald set it ("_"). */
 #include "journal_json.h"
 
 #include <errno.h>
@@ -7,19 +9,6 @@
 #include <jansson.h>
 
 #include "fields.h"
-
-static bool text_is_printable(const char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
-		if (n == 0)
-			return false;
-		i += n;
-	}
-	return true;
-}
 
 /* A field that must be one printable string of at most out_size-1 bytes;
  * absent leaves out as it is. */
@@ -34,7 +23,7 @@ static int get_text(json_t *obj, const char *name, char *out, size_t out_size,
 	if (!json_is_string(v))
 		return pst_fail(e, EINVAL, "%s is not a single string (given twice, or binary)", name);
 	len = json_string_length(v);
-	if (len >= out_size || !text_is_printable(json_string_value(v), len))
+	if (len >= out_size || !fields_text_printable(json_string_value(v), len))
 		return pst_fail(e, EINVAL, "%s is over-long or holds control characters", name);
 	memcpy(out, json_string_value(v), len);
 	out[len] = '\0';

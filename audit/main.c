@@ -30,7 +30,7 @@ enum exit_code {
 enum long_only {
 	OPT_SINCE = 256, OPT_UNTIL, OPT_YEAR, OPT_FROM, OPT_JSON, OPT_CSV,
 	OPT_DAEMON_UID, OPT_SHELL_EXE, OPT_INPUT, OPT_LIST_EVENTS, OPT_VERSION,
-	OPT_FORMAT, OPT_SSHD_TAG,
+	OPT_FORMAT, OPT_SSHD_TAG, OPT_SIGNED, OPT_SIGNER,
 };
 
 static const struct option long_options[] = {
@@ -38,6 +38,8 @@ static const struct option long_options[] = {
 	{ "module", required_argument, NULL, 'm' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "from", required_argument, NULL, OPT_FROM },
+	{ "signed", required_argument, NULL, OPT_SIGNED },
+	{ "signer", required_argument, NULL, OPT_SIGNER },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "year", required_argument, NULL, OPT_YEAR },
@@ -57,20 +59,25 @@ static const struct option long_options[] = {
 
 static void usage(FILE *out)
 {
-	fputs("usage: " PROG " [summary | session ID] [OPTION...] [FILE...]\n"
+	fputs("usage: " PROG " [summary | signers | session ID] [OPTION...] [FILE...]\n"
 	      "Reads auth.log-style syslog files, RFC 5424 files, or `journalctl -o json`\n"
 	      "output (FILE, or standard input), and shows postern's audit records.\n"
 	      "\n"
 	      "  (no command)     list the records\n"
 	      "  summary          per user: logins ok/failed, denied commands, installs,\n"
 	      "                   non-maintainer uploads, refused installs, lockouts,\n"
-	      "                   sshd's refusals, disconnects before authentication\n"
+	      "                   sshd's refusals, disconnects before authentication,\n"
+	      "                   signed and unsigned releases\n"
+	      "  signers          per signing key: releases, users, modules (- : unsigned)\n"
 	      "  session ID       one ssh session's records, in order\n"
 	      "\n"
 	      "  -u, --user U     only records about U (repeat, or U1,U2)\n"
 	      "  -m, --module M   only records about module M\n"
 	      "  -e, --event E    only events E (see --list-events)\n"
 	      "      --from ADDR  only records from client address ADDR\n"
+	      "      --signed yes|no  only releases (install_ok) with or without a signature\n"
+	      "      --signer FPR only releases signed by key FPR (40 or 64 hex digits;\n"
+	      "                   repeat, or FPR1,FPR2)\n"
 	      "      --since T    from T on; T is today, yesterday, tomorrow, now, -30min,\n"
 	      "                   -1h, -2d, -1w (units s, min, h, d, w), or ISO 8601:\n"
 	      "                   2026-12-03, 2026-12-03T06:30, 2026-12-03T06:30:00Z;\n"
@@ -148,6 +155,17 @@ static int add_names(struct name_list *list, char *arg, bool are_events)
 	return EXIT_OK;
 }
 
+static int add_fingerprints(struct name_list *list, char *arg)
+{
+	size_t first = list->count;
+	struct pst_err e;
+	int rc = add_names(list, arg, false);
+
+	if (rc == EXIT_OK && name_list_fingerprints(list, first, &e) != 0)
+		return die_usage(arg, e.msg);
+	return rc;
+}
+
 static int parse_time_option(const char *arg, bool until, int64_t *us, bool *have)
 {
 	if (!time_parse_relative(arg, time(NULL), until, us) &&
@@ -157,10 +175,39 @@ static int parse_time_option(const char *arg, bool until, int64_t *us, bool *hav
 	return EXIT_OK;
 }
 
+/* The words an option takes, each with the value it stands for. */
+struct word {
+	const char *word;
+	int value;
+};
+
+static const struct word signed_words[] = {
+	{ "yes", SIGNED_YES }, { "no", SIGNED_NO }, { NULL, 0 },
+};
+static const struct word format_words[] = {
+	{ "table", OUT_TABLE }, { "json", OUT_JSON }, { "csv", OUT_CSV }, { NULL, 0 },
+};
+static const struct word input_words[] = {
+	{ "auto", INPUT_AUTO }, { "syslog", INPUT_SYSLOG }, { "journal", INPUT_JOURNAL }, { NULL, 0 },
+};
+
+/* *value set to the value of word arg, or a usage error saying why. */
+static int choose(const char *arg, const struct word *words, const char *why, int *value)
+{
+	for (; words->word != NULL; words++) {
+		if (strcmp(arg, words->word) == 0) {
+			*value = words->value;
+			return EXIT_OK;
+		}
+	}
+	return die_usage(arg, why);
+}
+
 static int parse_option(int opt, struct query *q, struct input_options *in,
 			enum out_format *fmt)
 {
 	unsigned long n;
+	int v, rc;
 
 	switch (opt) {
 	case 'u':
@@ -171,6 +218,13 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		return add_names(&q->events, optarg, true);
 	case OPT_FROM:
 		return add_names(&q->froms, optarg, false);
+	case OPT_SIGNED:
+		v = (int)q->signed_only;
+		rc = choose(optarg, signed_words, "--signed is yes or no", &v);
+		q->signed_only = (enum signed_filter)v;
+		return rc;
+	case OPT_SIGNER:
+		return add_fingerprints(&q->signers, optarg);
 	case OPT_SINCE:
 		return parse_time_option(optarg, false, &q->since_us, &q->have_since);
 	case OPT_UNTIL:
@@ -188,25 +242,15 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		*fmt = OUT_CSV;
 		return EXIT_OK;
 	case OPT_FORMAT:
-		if (strcmp(optarg, "table") == 0)
-			*fmt = OUT_TABLE;
-		else if (strcmp(optarg, "json") == 0)
-			*fmt = OUT_JSON;
-		else if (strcmp(optarg, "csv") == 0)
-			*fmt = OUT_CSV;
-		else
-			return die_usage(optarg, "--format is table, json or csv");
-		return EXIT_OK;
+		v = (int)*fmt;
+		rc = choose(optarg, format_words, "--format is table, json or csv", &v);
+		*fmt = (enum out_format)v;
+		return rc;
 	case OPT_INPUT:
-		if (strcmp(optarg, "auto") == 0)
-			in->format = INPUT_AUTO;
-		else if (strcmp(optarg, "syslog") == 0)
-			in->format = INPUT_SYSLOG;
-		else if (strcmp(optarg, "journal") == 0)
-			in->format = INPUT_JOURNAL;
-		else
-			return die_usage(optarg, "--input is auto, syslog or journal");
-		return EXIT_OK;
+		v = (int)in->format;
+		rc = choose(optarg, input_words, "--input is auto, syslog or journal", &v);
+		in->format = (enum input_format)v;
+		return rc;
 	case OPT_DAEMON_UID:
 		if (!parse_ulong(optarg, 0xfffffffeUL, &n))
 			return die_usage(optarg, "--daemon-uid needs a number");
@@ -259,6 +303,8 @@ static int run(const char *command, struct query *q, const struct input_options 
 		record_set_sort(&set);
 		if (command != NULL && strcmp(command, "summary") == 0)
 			rc = report_summary(stdout, fmt, &set);
+		else if (command != NULL && strcmp(command, "signers") == 0)
+			rc = report_signers(stdout, fmt, &set);
 		else
 			report_records(stdout, fmt, &set, q->sid != NULL);
 	}
@@ -295,7 +341,8 @@ int main(int argc, char **argv)
 		if ((rc = parse_option(opt, &q, &in, &fmt)) != EXIT_OK)
 			return rc;
 	}
-	if (optind < argc && strcmp(argv[optind], "summary") == 0) {
+	if (optind < argc && (strcmp(argv[optind], "summary") == 0 ||
+			      strcmp(argv[optind], "signers") == 0)) {
 		command = argv[optind++];
 	} else if (optind < argc && strcmp(argv[optind], "session") == 0) {
 		command = argv[optind++];

@@ -1,4 +1,7 @@
+/* The filters of postern-audit applied to one record; nothing here reads input. */
 #include "query.h"
+
+#include <ctype.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +20,49 @@ int name_list_add(struct name_list *list, char *arg, struct pst_err *e)
 		list->name[list->count++] = name;
 	}
 	return 0;
+}
+
+int name_list_fingerprints(struct name_list *list, size_t first, struct pst_err *e)
+{
+	size_t i;
+
+	for (i = first; i < list->count; i++) {
+		char *fpr = (char *)list->name[i];
+		const char *c;
+		size_t len = 0;
+
+		for (c = fpr; *c != '\0'; c++) {
+			if (*c == ' ')
+				continue;
+			if (!isxdigit((unsigned char)*c))
+				return pst_fail(e, EINVAL, "not a fingerprint: '%c' is not a hex digit", *c);
+			fpr[len++] = (char)toupper((unsigned char)*c);
+		}
+		fpr[len] = '\0';
+		if (len != 40 && len != 64)
+			return pst_fail(e, EINVAL, "not a fingerprint: %zu hex digits, expected 40 or 64",
+					len);
+	}
+	return 0;
+}
+
+const char *record_signed(const struct trail_record *r)
+{
+	const char *v = fields_get(&r->f, "signed");
+
+	if (strcmp(r->event, "install_ok") != 0)
+		return NULL;
+	return v != NULL && strcmp(v, "yes") == 0 ? "yes" : "no";
+}
+
+static bool signed_allows(enum signed_filter want, const struct trail_record *r)
+{
+	const char *v;
+
+	if (want == SIGNED_ANY)
+		return true;
+	v = record_signed(r);
+	return v != NULL && strcmp(v, want == SIGNED_YES ? "yes" : "no") == 0;
 }
 
 static bool list_allows(const struct name_list *list, const char *value)
@@ -44,7 +90,9 @@ bool query_matches(const struct query *q, const struct trail_record *r)
 		return false;
 	return list_allows(&q->users, r->user) && list_allows(&q->events, r->event) &&
 	       list_allows(&q->froms, r->from) &&
-	       list_allows(&q->modules, fields_get(&r->f, "module"));
+	       list_allows(&q->modules, fields_get(&r->f, "module")) &&
+	       signed_allows(q->signed_only, r) &&
+	       list_allows(&q->signers, fields_get(&r->f, "signer"));
 }
 
 int record_set_add(struct record_set *set, struct trail_record *r,

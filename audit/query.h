@@ -16,8 +16,17 @@ struct name_list {
 	const char *name[QUERY_LIST_MAX];
 };
 
+/* --signed: releases with or without a signature, or any record. */
+enum signed_filter {
+	SIGNED_ANY,
+	SIGNED_YES,
+	SIGNED_NO,
+};
+
 struct query {
 	struct name_list users, modules, events, froms;
+	struct name_list signers;       /* fingerprints, upper-case hex */
+	enum signed_filter signed_only;
 	bool have_since, have_until;
 	int64_t since_us, until_us;
 	const char *sid;                /* `session ID`, or NULL */
@@ -28,6 +37,19 @@ struct query {
  * to list. Returns 0 or -EINVAL (empty name, too many names).
  */
 int name_list_add(struct name_list *list, char *arg, struct pst_err *e);
+
+/*
+ * Turn each name of list from index first on into a fingerprint as
+ * postern-installd writes it (upper-case hex, no spaces), in place.
+ * Returns 0 or -EINVAL when one is not 40 or 64 hex digits.
+ */
+int name_list_fingerprints(struct name_list *list, size_t first, struct pst_err *e);
+
+/*
+ * "yes" or "no" for a release (install_ok): its signed field, and "no" for
+ * a record from before signatures were recorded; NULL for other events.
+ */
+const char *record_signed(const struct trail_record *r);
 
 bool query_matches(const struct query *q, const struct trail_record *r);
 

@@ -1,3 +1,5 @@
+/* Listing records as a table, JSON or CSV; it never prints a byte that
+ * could act as a control character or a spreadsheet formula. */
 #include "report.h"
 
 #include <stdlib.h>

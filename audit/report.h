@@ -27,8 +27,12 @@ enum out_format {
 void report_records(FILE *out, enum out_format fmt, const struct record_set *set,
 		    bool sessions);
 
-/* Per user: logins ok/failed, denied commands, installs, NMUs, refusals, lockouts. */
+/* Per user: logins ok/failed, denied commands, installs, NMUs, refusals,
+ * lockouts, sshd's refusals, signed and unsigned installs. */
 int report_summary(FILE *out, enum out_format fmt, const struct record_set *set);
+
+/* Per signing key (signer "-": unsigned): releases, their users and modules. */
+int report_signers(FILE *out, enum out_format fmt, const struct record_set *set);
 
 /* "FILE:LINE: suspicious, not counted: WHY: <escaped start of the line>" */
 void report_suspicious(FILE *err, const char *prog, const char *file, unsigned long line,

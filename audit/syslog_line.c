@@ -1,3 +1,5 @@
+/* Splits a syslog line into time, host, tag, pid and message; it only
+ * splits, never decides what to believe (trail.c does). */
 #include "syslog_line.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* Aligned text tables for postern-audit's output; cells come in display form
+ * and it only pads them, never changes a byte of one. */
 #include "table.h"
 
 #include <errno.h>

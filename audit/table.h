@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define TABLE_COLS_MAX 10
+#define TABLE_COLS_MAX 12
 
 struct table {
 	size_t cols;

@@ -1,3 +1,5 @@
+/* Times for postern-audit: parsing --since/--until and syslog stamps, printing
+ * UTC; a stamp it cannot read is refused, never replaced by another time. */
 #include "timefmt.h"
 
 #include <stdio.h>

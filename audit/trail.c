@@ -1,3 +1,5 @@
+/* postern-audit's decision: which input lines are audit records it may count;
+ * it never counts a line that common/audit.c could not have written. */
 #include "trail.h"
 
 #include <errno.h>
@@ -187,19 +189,6 @@ static int check_sender(const struct origin *o, const struct trail_record *r,
 			o->uid, o->exe[0] != '\0' ? o->exe : "program unknown", emitter_name(r->emitter));
 }
 
-static bool text_is_printable(const char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
-		if (n == 0)
-			return false;
-		i += n;
-	}
-	return true;
-}
-
 /* One of sshd's refusals, written out as audit.c would and parsed back, so
  * it reaches the reports exactly like every other record. */
 static int sshd_record(const struct sshd_event *ev, struct trail_record *r, struct pst_err *why)
@@ -237,7 +226,7 @@ static enum trail_verdict read_sshd(const struct origin *o, const struct trail_r
 	if (!sshd_log_read(rules->sshd, o->host, o->pid, msg, &ev))
 		return TRAIL_OTHER;
 	r->emitter = EMIT_SSHD;
-	if (!text_is_printable(o->msg, o->msg_len) ||
+	if (!fields_text_printable(o->msg, o->msg_len) ||
 	    (!o->journal && check_no_escaped_control(o->msg, o->msg_len, why) != 0)) {
 		pst_fail(why, EINVAL, "an sshd line with a raw control character or invalid UTF-8, which sshd never writes");
 		return TRAIL_SUSPICIOUS;

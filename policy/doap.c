@@ -1,3 +1,5 @@
+/* Maintainers out of one hostile DOAP file, through libxml2 with the network,
+ * entities and DTDs off; it never follows a reference the file makes. */
 #include "doap.h"
 
 #include <errno.h>
@@ -192,7 +194,7 @@ static char *account_name(const xmlNode *person)
 	return first;
 }
 
-static int add_person(struct doap_maintainers *out, const xmlNode *person, const char *name,
+static int add_person(const xmlNode *person, const char *name, struct doap_maintainers *out,
 		      struct pst_err *e)
 {
 	const xmlNode *uid = child_elem(person, NS_GNOME, "userid");
@@ -211,46 +213,50 @@ static int add_person(struct doap_maintainers *out, const xmlNode *person, const
 	return 0;
 }
 
+/* What to do with one element of a DOAP file. */
+typedef int element_fn(const xmlNode *n, const char *name, struct doap_maintainers *out,
+		       struct pst_err *e);
+
+/* fn on each child element ns:local of parent, in order; the first error stops. */
+static int each_element(const xmlNode *parent, const char *ns, const char *local,
+			element_fn *fn, const char *name, struct doap_maintainers *out,
+			struct pst_err *e)
+{
+	const xmlNode *c;
+	int rc;
+
+	for (c = parent->children; c != NULL; c = c->next) {
+		if (!is_elem(c, ns, local))
+			continue;
+		rc = fn(c, name, out, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int collect_maintainer(const xmlNode *m, const char *name, struct doap_maintainers *out,
+			      struct pst_err *e)
+{
+	return each_element(m, NS_FOAF, "Person", add_person, name, out, e);
+}
+
 static int collect_project(const xmlNode *project, const char *name,
 			   struct doap_maintainers *out, struct pst_err *e)
 {
-	const xmlNode *m, *person;
-	int rc;
-
-	for (m = project->children; m != NULL; m = m->next) {
-		if (!is_elem(m, NS_DOAP, "maintainer"))
-			continue;
-		for (person = m->children; person != NULL; person = person->next) {
-			if (!is_elem(person, NS_FOAF, "Person"))
-				continue;
-			rc = add_person(out, person, name, e);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
+	return each_element(project, NS_DOAP, "maintainer", collect_maintainer, name, out, e);
 }
 
 /* The doap:Project root, or each doap:Project inside an rdf:RDF wrapper. */
 static int collect(const xmlNode *root, const char *name, struct doap_maintainers *out,
 		   struct pst_err *e)
 {
-	const xmlNode *c;
-	int rc;
-
 	if (is_elem(root, NS_DOAP, "Project"))
 		return collect_project(root, name, out, e);
 	if (!is_elem(root, NS_RDF, "RDF"))
 		return pst_fail(e, EINVAL, "%s:%d: the root element is not a doap:Project",
 				name, (int)xmlGetLineNo(root));
-	for (c = root->children; c != NULL; c = c->next) {
-		if (!is_elem(c, NS_DOAP, "Project"))
-			continue;
-		rc = collect_project(c, name, out, e);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return each_element(root, NS_DOAP, "Project", collect_project, name, out, e);
 }
 
 int doap_parse(const char *buf, size_t len, const char *name,

@@ -1,3 +1,5 @@
+/* The generated module list in memory: built, compared with the previous one
+ * and written as YAML; it never decides who may release anything. */
 #include "doap_gen.h"
 
 #include <errno.h>

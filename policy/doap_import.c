@@ -1,3 +1,5 @@
+/* postern-policy import-doap: DOAP files to the generated module file, changes
+ * announced; it never drops a module's entry because its DOAP file broke. */
 #include "doap_import.h"
 
 #include <errno.h>

@@ -16,31 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build_config.h"
 #include "policy_internal.h"
+#include "policy_schema.h"
 #include "safefile.h"
-
-int module_list_add(struct module_list *l, struct schema_ctx *c, const struct ynode *key,
-		    struct module_entry **out)
-{
-	struct module_entry *m;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct module_entry *v = realloc(l->v, cap * sizeof(*v));
-		if (v == NULL)
-			return pst_fail(c->e, ENOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
-	m = &l->v[l->n++];
-	memset(m, 0, sizeof(*m));
-	m->m.name = key->value;
-	m->line = key->line;
-	m->col = key->col;
-	m->file = c->name;
-	*out = m;
-	return 0;
-}
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -176,6 +155,24 @@ static int parse_doap(struct policy *p, const struct doap_input *in, struct modu
 		rc = parse_file(p, buf, len, path, true, doap, e);
 	free(buf);
 	return rc;
+}
+
+void policy_settings_defaults(struct policy_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->incoming = "/srv/postern/incoming";
+	s->tree = "/srv/postern/pub";
+	s->state = POSTERN_STATEDIR;
+	s->socket = "/run/postern/installd.sock";
+	s->limits.max_compressed = 2ull << 30;
+	s->limits.max_uncompressed = 8ull << 30;
+	s->limits.max_members = 200000;
+	s->limits.max_ratio = 100;
+	s->limits.time_limit = 600;
+	s->limits.check_memory = 512ull << 20;
+	s->delete_window = 86400;
+	s->mirror_sync_interval = 300;
+	s->signature_keyrings = POSTERN_CONFDIR "/keyrings";
 }
 
 /* postern.yaml alone: settings and explicit entries; the module list waits. */

@@ -152,6 +152,12 @@ void policy_free(struct policy *p);
 
 const struct policy_settings *policy_settings(const struct policy *p);
 
+/*
+ * The settings postern.yaml starts from (docs/POLICY.md), for a program that
+ * checks without a policy (postern-client's local check of a release).
+ */
+void policy_settings_defaults(struct policy_settings *s);
+
 size_t policy_module_count(const struct policy *p);
 const struct policy_module *policy_module_at(const struct policy *p, size_t i);
 const struct policy_module *policy_module_find(const struct policy *p, const char *name);

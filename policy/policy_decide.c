@@ -3,8 +3,9 @@
  *
  * MUST deny whenever anything is unknown or fails: a missing policy, an
  * invalid user or module name, a user or group that cannot be looked up.
- * The order is maintainer, release team, open module; no match is a denial.
- * Every answer comes with a sentence for the person who asked and the log.
+ * decide() applies the rules in the order docs/POLICY.md gives (maintainer,
+ * release team, open module; no match is a denial) and only that; explain()
+ * turns its verdict into the sentence for the person who asked and the log.
  */
 #include <errno.h>
 #include <grp.h>
@@ -34,67 +35,48 @@ static bool list_has(const char *const *list, const char *name)
 	return false;
 }
 
-/* getgrnam_r and getpwnam_r behind one signature, for lookup_grown(). */
-typedef int lookup_fn(const char *name, void *entry, char *buf, size_t size, bool *found);
+/* getgrnam_r and getpwnam_r behind one signature, for gid_of(): the gid of a
+ * group, the primary gid of a user. */
+typedef int lookup_fn(const char *name, char *buf, size_t size, gid_t *gid, bool *found);
 
-static int group_by_name(const char *name, void *entry, char *buf, size_t size, bool *found)
+static int group_gid(const char *name, char *buf, size_t size, gid_t *gid, bool *found)
 {
-	struct group *res = NULL;
-	int rc = getgrnam_r(name, entry, buf, size, &res);
+	struct group gr, *res = NULL;
+	int rc = getgrnam_r(name, &gr, buf, size, &res);
 
 	*found = res != NULL;
+	if (*found)
+		*gid = gr.gr_gid;
 	return rc;
 }
 
-static int passwd_by_name(const char *name, void *entry, char *buf, size_t size, bool *found)
+static int user_primary_gid(const char *name, char *buf, size_t size, gid_t *gid, bool *found)
 {
-	struct passwd *res = NULL;
-	int rc = getpwnam_r(name, entry, buf, size, &res);
+	struct passwd pw, *res = NULL;
+	int rc = getpwnam_r(name, &pw, buf, size, &res);
 
 	*found = res != NULL;
+	if (*found)
+		*gid = pw.pw_gid;
 	return rc;
 }
 
-/* Look name up with a buffer that grows until the entry fits. The entry
- * points into *buf, which the caller frees. */
-static bool lookup_grown(lookup_fn *fn, const char *name, void *entry, char **buf)
+/* Look name up with a buffer that grows until the entry fits. */
+static bool gid_of(lookup_fn *fn, const char *name, gid_t *gid)
 {
 	size_t size = 1024;
+	char *buf = NULL;
 	bool found = false;
 	int rc;
 
-	*buf = NULL;
 	do {
-		char *bigger = realloc(*buf, size);
+		char *bigger = realloc(buf, size);
 		if (bigger == NULL)
 			break;
-		*buf = bigger;
-		rc = fn(name, entry, *buf, size, &found);
+		buf = bigger;
+		rc = fn(name, buf, size, gid, &found);
 		size *= 2;
 	} while (rc == ERANGE && size <= LOOKUP_BUF_MAX);
-	return found;
-}
-
-static bool group_gid(const char *group, gid_t *gid)
-{
-	struct group gr;
-	char *buf;
-	bool found = lookup_grown(group_by_name, group, &gr, &buf);
-
-	if (found)
-		*gid = gr.gr_gid;
-	free(buf);
-	return found;
-}
-
-static bool user_primary_gid(const char *user, gid_t *gid)
-{
-	struct passwd pw;
-	char *buf;
-	bool found = lookup_grown(passwd_by_name, user, &pw, &buf);
-
-	if (found)
-		*gid = pw.pw_gid;
 	free(buf);
 	return found;
 }
@@ -107,7 +89,7 @@ static bool user_in_group(const char *user, const char *group)
 	bool found = false;
 	int i;
 
-	if (!group_gid(group, &want) || !user_primary_gid(user, &primary))
+	if (!gid_of(group_gid, group, &want) || !gid_of(user_primary_gid, user, &primary))
 		return false;
 	for (;;) {
 		int have = n;
@@ -210,71 +192,124 @@ static void say_member(struct sentence *s, const struct policy *p, const char *u
 		say(s, "%s is in the release team (listed in %s)", user, p->config_name);
 }
 
-static enum policy_basis decide_unknown(struct sentence *s, const struct policy *p,
-					const char *user, const char *verb, const char *module,
-					enum team_via via)
+/* Why a request cannot even be weighed; REQUEST_OK when it can. */
+enum request_fault {
+	REQUEST_OK,
+	NO_POLICY,
+	NO_MODULE_LIST,
+	BAD_USER,
+	BAD_ACTION,
+	BAD_MODULE,
+};
+
+/* What decide() found: the rule that matched, and what explain() needs to say why. */
+struct verdict {
+	enum policy_basis basis;
+	enum request_fault fault;
+	enum team_via via;                    /* set once the release team was asked */
+	const struct policy_module *module;   /* NULL: not in the policy */
+};
+
+static enum request_fault request_fault(const struct policy *p, const char *user,
+					enum policy_action action, const char *module)
 {
-	if (via != TEAM_NONE) {
-		say_member(s, p, user, via);
-		say(s, "; %s is a new module, which only the release team may create", module);
-		return POLICY_RELEASE_TEAM;
-	}
-	say(s, "%s may not %s %s: it is not a known module, and only the release team "
-	    "may create a new module (", user, verb, module);
-	say_team(s, p);
-	say(s, ")");
-	return POLICY_DENY;
+	if (p == NULL)
+		return NO_POLICY;
+	if (!policy_modules_loaded(p))
+		return NO_MODULE_LIST;
+	if (user == NULL || !name_is_user(user))
+		return BAD_USER;
+	if (action != POLICY_INSTALL && action != POLICY_DELETE)
+		return BAD_ACTION;
+	if (module == NULL || !name_is_module(module))
+		return BAD_MODULE;
+	return REQUEST_OK;
 }
 
-static enum policy_basis decide(struct sentence *s, const struct policy *p, const char *user,
-				enum policy_action action, const char *module)
+/* The rules in the order docs/POLICY.md gives them; nothing matched is a denial. */
+static struct verdict decide(const struct policy *p, const char *user,
+			     enum policy_action action, const char *module)
 {
-	const char *verb = action == POLICY_DELETE ? "delete releases of" : "release";
-	const struct policy_module *m;
-	enum team_via via;
+	struct verdict v = { POLICY_DENY, request_fault(p, user, action, module), TEAM_NONE, NULL };
 
-	if (p == NULL) {
+	if (v.fault != REQUEST_OK)
+		return v;
+	v.module = policy_module_find(p, module);
+	if (v.module != NULL && list_has(v.module->maintainers, user))
+		v.basis = POLICY_MAINTAINER;
+	else if ((v.via = release_team_via(p, user)) != TEAM_NONE)
+		v.basis = POLICY_RELEASE_TEAM;
+	else if (v.module != NULL && v.module->open)
+		v.basis = POLICY_OPEN;
+	return v;
+}
+
+static void explain_fault(struct sentence *s, enum request_fault fault, const char *user,
+			  const char *verb, const char *module)
+{
+	switch (fault) {
+	case NO_POLICY:
 		say(s, "no policy is loaded");
-		return POLICY_DENY;
-	}
-	if (!policy_modules_loaded(p)) {
+		break;
+	case NO_MODULE_LIST:
 		say(s, "the module list is not loaded");
-		return POLICY_DENY;
-	}
-	if (user == NULL || !name_is_user(user)) {
+		break;
+	case BAD_USER:
 		say(s, "'%s' is not a valid user name", user ? user : "(none)");
-		return POLICY_DENY;
-	}
-	if (action != POLICY_INSTALL && action != POLICY_DELETE) {
+		break;
+	case BAD_ACTION:
 		say(s, "%s may not do an unknown action", user);
-		return POLICY_DENY;
-	}
-	if (module == NULL || !name_is_module(module)) {
+		break;
+	case BAD_MODULE:
 		say(s, "%s may not %s '%s': not a valid module name", user, verb,
 		    module ? module : "(none)");
-		return POLICY_DENY;
+		break;
+	case REQUEST_OK:
+		break;
 	}
-	m = policy_module_find(p, module);
-	if (m != NULL && list_has(m->maintainers, user)) {
-		say(s, "%s is a maintainer of %s (from %s)", user, module, m->source);
-		return POLICY_MAINTAINER;
-	}
-	via = release_team_via(p, user);
-	if (m == NULL)
-		return decide_unknown(s, p, user, verb, module, via);
-	if (via != TEAM_NONE) {
-		say_member(s, p, user, via);
-		return POLICY_RELEASE_TEAM;
-	}
-	if (m->open) {
-		say(s, "%s is open to every uploader (non-maintainer upload)", module);
-		return POLICY_OPEN;
+}
+
+static void explain_denial(struct sentence *s, const struct policy *p, const char *user,
+			   const char *verb, const char *module, const struct policy_module *m)
+{
+	if (m == NULL) {
+		say(s, "%s may not %s %s: it is not a known module, and only the release team "
+		    "may create a new module (", user, verb, module);
+		say_team(s, p);
+		say(s, ")");
+		return;
 	}
 	say(s, "%s may not %s %s: maintainers are ", user, verb, module);
 	say_list(s, m->maintainers);
 	say(s, "; ");
 	say_team(s, p);
-	return POLICY_DENY;
+}
+
+/* The sentence for the person who asked and for the log. */
+static void explain(struct sentence *s, const struct policy *p, const char *user,
+		    enum policy_action action, const char *module, const struct verdict *v)
+{
+	const char *verb = action == POLICY_DELETE ? "delete releases of" : "release";
+
+	switch (v->basis) {
+	case POLICY_MAINTAINER:
+		say(s, "%s is a maintainer of %s (from %s)", user, module, v->module->source);
+		break;
+	case POLICY_RELEASE_TEAM:
+		say_member(s, p, user, v->via);
+		if (v->module == NULL)
+			say(s, "; %s is a new module, which only the release team may create", module);
+		break;
+	case POLICY_OPEN:
+		say(s, "%s is open to every uploader (non-maintainer upload)", module);
+		break;
+	case POLICY_DENY:
+		if (v->fault != REQUEST_OK)
+			explain_fault(s, v->fault, user, verb, module);
+		else
+			explain_denial(s, p, user, verb, module, v->module);
+		break;
+	}
 }
 
 enum policy_basis policy_may(const struct policy *p, const char *user,
@@ -283,13 +318,15 @@ enum policy_basis policy_may(const struct policy *p, const char *user,
 {
 	char scratch[1];
 	struct sentence s = { why, 0, whylen };
+	struct verdict v = decide(p, user, action, module);
 
 	if (why == NULL || whylen == 0) {
 		s.buf = scratch;
 		s.cap = sizeof(scratch);
 	}
 	s.buf[0] = '\0';
-	return decide(&s, p, user, action, module);
+	explain(&s, p, user, action, module, &v);
+	return v.basis;
 }
 
 bool policy_signature_required(const struct policy *p, const char *module)

@@ -1,6 +1,7 @@
 /*
  * What a loaded policy is inside, shared by the loader (policy.c), the
  * schema checks (policy_schema.c) and the decision (policy_decide.c).
+ * Data only: the functions are declared by the file that defines them.
  * Nothing outside policy/ sees this: the rest of postern gets const
  * pointers through policy.h and cannot change a loaded policy.
  */
@@ -41,31 +42,5 @@ struct policy {
 	bool modules_loaded;              /* modules/nmodules are the merged list */
 	bool modules_failed;              /* a merge failed: never decide on modules */
 };
-
-/* Context of one file's schema walk. */
-struct schema_ctx {
-	struct arena *a;
-	const char *name;                 /* file name used in messages */
-	const char *source;               /* basename, for policy_module.source */
-	struct pst_err *e;
-};
-
-/* postern.yaml: fill settings and explicit module entries. */
-int schema_config(struct schema_ctx *c, const struct ynode *root,
-		  struct policy_settings *s, struct module_list *mods);
-
-/* The generated DOAP module file: only "modules" with maintainers and source. */
-int schema_doap_modules(struct schema_ctx *c, const struct ynode *root,
-			struct module_list *mods);
-
-/* Shared by both schemas. */
-int schema_fail(struct schema_ctx *c, const struct ynode *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int schema_user_list(struct schema_ctx *c, const struct ynode *n, const char *what,
-		     const char *const **out);
-int module_list_add(struct module_list *l, struct schema_ctx *c, const struct ynode *key,
-		    struct module_entry **out);
-
-void policy_settings_defaults(struct policy_settings *s);
 
 #endif

@@ -1,9 +1,16 @@
+/* What postern-policy check, explain and modules print; it decides nothing itself. */
 #include "policy_report.h"
 
+#include <errno.h>
 #include <grp.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "keyring.h"
+#include "text.h"
 
 /* One (user, module) pair: sorted by user, it gives the distinct users. */
 struct pair {
@@ -19,7 +26,9 @@ static int cmp_pair(const void *a, const void *b)
 	return d != 0 ? d : strcmp(x->module, y->module);
 }
 
-static struct pair *maintainer_pairs(const struct policy *p, size_t *n)
+/* Each maintainer with each module; with signed_only, only the modules that
+ * require a signature. */
+static struct pair *maintainer_pairs(const struct policy *p, bool signed_only, size_t *n)
 {
 	size_t i, j, count = 0;
 	struct pair *v;
@@ -33,6 +42,8 @@ static struct pair *maintainer_pairs(const struct policy *p, size_t *n)
 	*n = 0;
 	for (i = 0; i < policy_module_count(p); i++) {
 		const struct policy_module *m = policy_module_at(p, i);
+		if (signed_only && !policy_signature_required(p, m->name))
+			continue;
 		for (j = 0; m->maintainers[j] != NULL; j++)
 			v[(*n)++] = (struct pair){ m->maintainers[j], m->name };
 	}
@@ -131,6 +142,182 @@ static void print_modules_summary(FILE *out, const struct policy *p, const char 
 	}
 }
 
+/* The release team may release any module: it signs whatever requires it. */
+#define ANY_MODULE "any module (release team)"
+#define TEAM_MEMBERS_MAX 1000
+
+/* Release team members by name: listed users, then the group's listed members
+ * (copied into owned[TEAM_MEMBERS_MAX], which the caller frees). */
+static size_t team_pairs(const struct policy_settings *s, struct pair *v, char **owned,
+			 size_t max)
+{
+	const char *const *u;
+	struct group *gr;
+	size_t n = 0, i;
+
+	for (u = s->release_team_users; u != NULL && *u != NULL && n < max; u++)
+		v[n++] = (struct pair){ *u, ANY_MODULE };
+	gr = s->release_team_group != NULL ? getgrnam(s->release_team_group) : NULL;
+	for (i = 0; gr != NULL && gr->gr_mem[i] != NULL && i < TEAM_MEMBERS_MAX && n < max; i++) {
+		owned[i] = strdup(gr->gr_mem[i]);
+		if (owned[i] != NULL && name_is_user(owned[i]))
+			v[n++] = (struct pair){ owned[i], ANY_MODULE };
+	}
+	return n;
+}
+
+static void print_fingerprints(FILE *out, const struct keyring_listing *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->count; i++)
+		fprintf(out, "%s%s%s", i ? ", " : " ", k->cert[i].fpr,
+			k->cert[i].validity == 'r' ? " (revoked)" :
+			k->cert[i].validity == 'e' ? " (expired)" : "");
+	fputs(k->more ? ", ...\n" : "\n", out);
+}
+
+static bool has_usable(const struct keyring_listing *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->count; i++)
+		if (k->cert[i].validity == '-')
+			return true;
+	return false;
+}
+
+/* One uploader who must sign: the keyring's fingerprints, or a warning. */
+static unsigned check_keyring(FILE *out, const char *dir, const struct pair *v, size_t n)
+{
+	struct keyring_listing k;
+	struct pst_err e;
+	char path[PATH_MAX];
+	size_t i;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.pgp", dir, v[0].user);
+	rc = keyring_list(path, &k, &e);
+	if (rc == -ENOENT) {
+		fprintf(out, "warning: %s must sign releases of ", v[0].user);
+		for (i = 0; i < n; i++)
+			fprintf(out, "%s%s", i ? ", " : "", v[i].module);
+		fprintf(out, " but has no keyring %s: add one (gpg --export FINGERPRINT > %s; "
+			"chmod 0644 %s; chown root:root %s)\n", path, path, path, path);
+		return 1;
+	}
+	if (rc < 0) {
+		fprintf(out, "warning: keyring of %s: %s\n", v[0].user, e.msg);
+		return 1;
+	}
+	fprintf(out, "keyring of %s: %s:", v[0].user, path);
+	print_fingerprints(out, &k);
+	if (has_usable(&k))
+		return 0;
+	fprintf(out, "warning: keyring of %s: %s holds no certificate that is neither revoked "
+		"nor expired: %s cannot sign a release (export a current key into it)\n",
+		v[0].user, path, v[0].user);
+	return 1;
+}
+
+static void print_signed_modules(FILE *out, const struct policy *p)
+{
+	const struct policy_settings *s = policy_settings(p);
+	size_t i, count = 0;
+
+	if (s->signature_require) {
+		fprintf(out, "signatures: required for every release (signatures.require); "
+			"keyrings in %s\n", s->signature_keyrings);
+		return;
+	}
+	fputs("signatures: required for", out);
+	for (i = 0; i < policy_module_count(p); i++) {
+		const struct policy_module *m = policy_module_at(p, i);
+		if (m->signature == POLICY_SIGNATURE_REQUIRED)
+			fprintf(out, "%s %s", count++ ? "," : "", m->name);
+	}
+	fprintf(out, "%s; keyrings in %s\n", count == 0 ? " no module" : "", s->signature_keyrings);
+}
+
+static bool any_signature_required(const struct policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < policy_module_count(p); i++)
+		if (policy_signature_required(p, policy_module_at(p, i)->name))
+			return true;
+	return policy_settings(p)->signature_require;
+}
+
+/* Open modules that require a signature: every uploader needs a keyring. */
+static void print_open_signed(FILE *out, const struct policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < policy_module_count(p); i++) {
+		const struct policy_module *m = policy_module_at(p, i);
+		if (m->open && policy_signature_required(p, m->name))
+			fprintf(out, "open module %s requires signatures: every uploader needs a "
+				"keyring %s/USER.pgp\n", m->name, policy_settings(p)->signature_keyrings);
+	}
+}
+
+/*
+ * The signatures part of check: which releases need a signature, and for each
+ * uploader who may make one, the keyring's fingerprints or what is wrong.
+ */
+static unsigned report_signatures(FILE *out, const struct policy *p)
+{
+	const struct policy_settings *s = policy_settings(p);
+	char *owned[TEAM_MEMBERS_MAX] = { 0 };
+	size_t n = 0, i, j;
+	struct pair *v, *grown;
+	unsigned warnings = 0;
+
+	print_signed_modules(out, p);
+	if (!any_signature_required(p))
+		return 0;
+	print_open_signed(out, p);
+	v = maintainer_pairs(p, true, &n);
+	grown = v == NULL ? NULL : realloc(v, (n + 2 * TEAM_MEMBERS_MAX) * sizeof(*v));
+	if (grown == NULL) {
+		free(v);
+		fputs("warning: out of memory, keyrings not checked\n", out);
+		return 1;
+	}
+	v = grown;
+	n += team_pairs(s, v + n, owned, 2 * TEAM_MEMBERS_MAX);
+	qsort(v, n, sizeof(*v), cmp_pair);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && strcmp(v[j].user, v[i].user) == 0; j++)
+			;
+		warnings += check_keyring(out, s->signature_keyrings, v + i, j - i);
+	}
+	for (i = 0; i < TEAM_MEMBERS_MAX; i++)
+		free(owned[i]);
+	free(v);
+	return warnings;
+}
+
+/* Whether a release of module needs a signature, and which setting says so. */
+static void explain_signature(FILE *out, const struct policy *p, const char *module)
+{
+	const struct policy_module *m = policy_module_find(p, module);
+	enum policy_signature own = m != NULL ? m->signature : POLICY_SIGNATURE_UNSET;
+
+	if (!name_is_module(module))
+		return;
+	if (policy_settings(p)->signature_require)
+		fputs("signature: required (signatures.require: true, for every module)\n", out);
+	else if (own == POLICY_SIGNATURE_REQUIRED)
+		fprintf(out, "signature: required (module %s: signature: required)\n", module);
+	else
+		fprintf(out, "signature: not required (%s); a signature that comes with the upload "
+			"is checked all the same\n",
+			own == POLICY_SIGNATURE_OPTIONAL ? "the module says signature: optional"
+			: "neither signatures.require nor the module asks for one");
+}
+
 unsigned report_check(FILE *out, const struct policy *p, const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -138,7 +325,7 @@ unsigned report_check(FILE *out, const struct policy *p, const char *path)
 	unsigned warnings;
 	size_t n = 0;
 
-	pairs = maintainer_pairs(p, &n);
+	pairs = maintainer_pairs(p, false, &n);
 	if (pairs == NULL) {
 		fputs("warning: out of memory, users not checked\n", out);
 		return 1;
@@ -149,7 +336,7 @@ unsigned report_check(FILE *out, const struct policy *p, const char *path)
 	warnings = print_release_team(out, policy_settings(p));
 	warnings += warn_unknown_users(out, pairs, n);
 	free(pairs);
-	return warnings;
+	return warnings + report_signatures(out, p);
 }
 
 enum policy_basis report_explain(FILE *out, const struct policy *p, const char *user,
@@ -159,6 +346,8 @@ enum policy_basis report_explain(FILE *out, const struct policy *p, const char *
 	enum policy_basis b = policy_may(p, user, action, module, why, sizeof(why));
 
 	fprintf(out, "%s: %s\n", b == POLICY_DENY ? "refused" : "allowed", why);
+	if (action == POLICY_INSTALL)
+		explain_signature(out, p, module);
 	return b;
 }
 

@@ -9,29 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_config.h"
+#include "policy_schema.h"
 #include "schema_util.h"
 #include "text.h"
 
 #define STRUCT_OF(target) ((struct policy_settings *)(target))
-
-void policy_settings_defaults(struct policy_settings *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->incoming = "/srv/postern/incoming";
-	s->tree = "/srv/postern/pub";
-	s->state = POSTERN_STATEDIR;
-	s->socket = "/run/postern/installd.sock";
-	s->limits.max_compressed = 2ull << 30;
-	s->limits.max_uncompressed = 8ull << 30;
-	s->limits.max_members = 200000;
-	s->limits.max_ratio = 100;
-	s->limits.time_limit = 600;
-	s->limits.check_memory = 512ull << 20;
-	s->delete_window = 86400;
-	s->mirror_sync_interval = 300;
-	s->signature_keyrings = POSTERN_CONFDIR "/keyrings";
-}
 
 /* paths */
 
@@ -365,11 +347,35 @@ static int read_source(struct schema_ctx *c, const struct ynode *v, void *t)
 	return rc;
 }
 
+/* A new, empty entry for the module named by key, at the end of l. */
+static int module_list_add(struct module_list *l, struct schema_ctx *c, const struct ynode *key,
+			   struct module_entry **out)
+{
+	struct module_entry *m;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct module_entry *v = realloc(l->v, cap * sizeof(*v));
+		if (v == NULL)
+			return pst_fail(c->e, ENOMEM, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	m = &l->v[l->n++];
+	memset(m, 0, sizeof(*m));
+	m->m.name = key->value;
+	m->line = key->line;
+	m->col = key->col;
+	m->file = c->name;
+	*out = m;
+	return 0;
+}
+
 static int read_module_map(struct schema_ctx *c, const struct ynode *v, struct module_list *mods,
 			   const struct schema_key *keys, size_t nkeys)
 {
 	const struct ynode *k;
-	struct module_entry *m;
+	struct module_entry *m = NULL;
 	char what[NAME_MODULE_MAX + 16];
 	int rc = schema_expect(c, v, YNODE_MAPPING, "modules");
 

@@ -57,37 +57,59 @@ static int load_failed(const char *config, const struct pst_err *e)
 	return EXIT_FAIL;
 }
 
+/* A command's own options and operands, and how much of the policy it needs. */
+struct command_args {
+	const struct option *extra;       /* its long options, or NULL */
+	size_t nextra;
+	int (*handle)(int opt, const char *arg, void *ctx);   /* their values */
+	void *ctx;
+	int operands;                     /* how many it takes; -1: any number */
+	bool settings_only;               /* policy_load_settings: no module list */
+};
+
 /*
- * Options shared by every subcommand: -C/--config and --help. extra holds the
- * subcommand's own long options (may be NULL); their values go to handle.
- * Returns the index of the first operand, or -1 after printing help or an error.
+ * What every command does first: -C/--config, --help and its own options (in
+ * any order with the operands, "--" ends them), the number of operands, then
+ * the policy. Returns the index of the first operand with *p loaded, or -1
+ * with *status the exit status (0 after --help).
  */
-static int sub_options(const struct command *c, int argc, char **argv, const char **config,
-		       const struct option *extra, size_t nextra,
-		       int (*handle)(int opt, const char *arg, void *ctx), void *ctx, int *status)
+static int start_command(const char *name, const struct command_args *a, int argc,
+			 char **argv, const char **config, struct policy **p, int *status)
 {
+	const struct command *c = find_command(name);
 	struct option opts[8] = {
 		{ "config", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 	};
+	struct pst_err e;
 	size_t i;
 	int opt;
 
-	for (i = 0; i < nextra && i + 2 < sizeof(opts) / sizeof(opts[0]) - 1; i++)
-		opts[i + 2] = extra[i];
+	for (i = 0; i < a->nextra && i + 2 < sizeof(opts) / sizeof(opts[0]) - 1; i++)
+		opts[i + 2] = a->extra[i];
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
+	*status = EXIT_FAIL;
+	/* No "+": options may follow the operands, GNU style. */
+	while ((opt = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
 		if (opt == 'C') {
 			*config = optarg;
 		} else if (opt == 'h') {
 			usage_to(stdout, c);
 			*status = 0;
 			return -1;
-		} else if (handle == NULL || opt == '?' || handle(opt, optarg, ctx) < 0) {
+		} else if (a->handle == NULL || opt == '?' || a->handle(opt, optarg, a->ctx) < 0) {
 			usage_to(stderr, c);
-			*status = EXIT_FAIL;
 			return -1;
 		}
+	}
+	if (a->operands >= 0 && argc - optind != a->operands) {
+		usage_to(stderr, c);
+		return -1;
+	}
+	if ((a->settings_only ? policy_load_settings(*config, p, &e)
+			      : policy_load(*config, p, &e)) < 0) {
+		*status = load_failed(*config, &e);
+		return -1;
 	}
 	return optind;
 }
@@ -108,21 +130,13 @@ static void print_audit_delivery(const struct policy_settings *s)
 
 static int run_check(const char *config, int argc, char **argv)
 {
-	const struct command *c = find_command("check");
+	static const struct command_args args = { .operands = 0 };
 	struct policy *p;
-	struct pst_err e;
-	int status = 0;
-	int first = sub_options(c, argc, argv, &config, NULL, 0, NULL, NULL, &status);
+	int status;
 	unsigned warnings;
 
-	if (first < 0)
+	if (start_command("check", &args, argc, argv, &config, &p, &status) < 0)
 		return status;
-	if (first != argc) {
-		usage_to(stderr, c);
-		return EXIT_FAIL;
-	}
-	if (policy_load(config, &p, &e) < 0)
-		return load_failed(config, &e);
 	warnings = report_check(stdout, p, config);
 	print_audit_delivery(policy_settings(p));
 	printf("%u warning%s\n", warnings, warnings == 1 ? "" : "s");
@@ -142,22 +156,15 @@ static int explain_option(int opt, const char *arg, void *ctx)
 static int run_explain(const char *config, int argc, char **argv)
 {
 	static const struct option extra[] = { { "delete", no_argument, NULL, 'd' } };
-	const struct command *c = find_command("explain");
 	enum policy_action action = POLICY_INSTALL;
+	const struct command_args args = { extra, 1, explain_option, &action, 2, false };
 	struct policy *p;
-	struct pst_err e;
-	int status = 0;
-	int first = sub_options(c, argc, argv, &config, extra, 1, explain_option, &action, &status);
+	int status;
+	int first = start_command("explain", &args, argc, argv, &config, &p, &status);
 	enum policy_basis b;
 
 	if (first < 0)
 		return status;
-	if (argc - first != 2) {
-		usage_to(stderr, c);
-		return EXIT_FAIL;
-	}
-	if (policy_load(config, &p, &e) < 0)
-		return load_failed(config, &e);
 	b = report_explain(stdout, p, argv[first], action, argv[first + 1]);
 	policy_free(p);
 	return b == POLICY_DENY ? EXIT_FAIL : 0;
@@ -165,20 +172,13 @@ static int run_explain(const char *config, int argc, char **argv)
 
 static int run_modules(const char *config, int argc, char **argv)
 {
-	const struct command *c = find_command("modules");
+	static const struct command_args args = { .operands = 1 };
 	struct policy *p;
-	struct pst_err e;
-	int status = 0;
-	int first = sub_options(c, argc, argv, &config, NULL, 0, NULL, NULL, &status);
+	int status;
+	int first = start_command("modules", &args, argc, argv, &config, &p, &status);
 
 	if (first < 0)
 		return status;
-	if (argc - first != 1) {
-		usage_to(stderr, c);
-		return EXIT_FAIL;
-	}
-	if (policy_load(config, &p, &e) < 0)
-		return load_failed(config, &e);
 	if (report_modules(stdout, p, argv[first]) == 0)
 		printf("%s may not release any module\n", argv[first]);
 	policy_free(p);
@@ -262,19 +262,17 @@ static int run_import(const char *config, int argc, char **argv)
 	static char bufs[PATHS_MAX + 2][PATH_MAX];
 	const char *paths[PATHS_MAX];
 	char output[PATH_MAX];
-	const struct command *c = find_command("import-doap");
 	struct import_args a = { NULL, NULL };
+	const struct command_args args = { extra, 2, import_option, &a, -1, true };
 	struct import_opts o = { 0 };
 	const struct policy_settings *s;
 	struct policy *p;
 	struct pst_err e;
-	int status = 0;
-	int first = sub_options(c, argc, argv, &config, extra, 2, import_option, &a, &status);
+	int status;
+	int first = start_command("import-doap", &args, argc, argv, &config, &p, &status);
 
 	if (first < 0)
 		return status;
-	if (policy_load_settings(config, &p, &e) < 0)
-		return load_failed(config, &e);
 	s = policy_settings(p);
 	if (audit_delivery_check(PROG, AUDIT_OP_CHANGE, s->audit_on_failure, &e) < 0) {
 		fprintf(stderr, PROG ": import-doap: %s\n", e.msg);
@@ -306,22 +304,13 @@ static int run_import(const char *config, int argc, char **argv)
 
 static int run_doap_configured(const char *config, int argc, char **argv)
 {
-	const struct command *c = find_command("doap-configured");
+	static const struct command_args args = { .operands = 0, .settings_only = true };
 	struct policy *p;
-	struct pst_err e;
-	int status = 0;
-	int first = sub_options(c, argc, argv, &config, NULL, 0, NULL, NULL, &status);
+	int status;
 
-	if (first < 0)
+	/* systemd's ExecCondition: 255 for anything but --help, which is an answer. */
+	if (start_command("doap-configured", &args, argc, argv, &config, &p, &status) < 0)
 		return status == 0 ? 0 : CONDITION_ERROR;
-	if (first != argc) {
-		usage_to(stderr, c);
-		return CONDITION_ERROR;
-	}
-	if (policy_load_settings(config, &p, &e) < 0) {
-		load_failed(config, &e);
-		return CONDITION_ERROR;
-	}
 	status = policy_settings(p)->doap_sources != NULL ? 0 : 1;
 	policy_free(p);
 	return status;

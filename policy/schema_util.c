@@ -1,3 +1,5 @@
+/* Typed reads of YAML nodes for the schemas; a value is stored only once
+ * it is checked, never a default in place of a value that is wrong. */
 #include "schema_util.h"
 
 #include <errno.h>

@@ -10,6 +10,18 @@
 
 #include "policy_internal.h"
 
+/* Context of one file's schema walk. */
+struct schema_ctx {
+	struct arena *a;
+	const char *name;                 /* file name used in messages */
+	const char *source;               /* basename, for policy_module.source */
+	struct pst_err *e;
+};
+
+/* "FILE:LINE:COL: what" in c->e for node n; returns -EINVAL. */
+int schema_fail(struct schema_ctx *c, const struct ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* One known key of a mapping and what to do with its value. */
 struct schema_key {
 	const char *key;
@@ -38,6 +50,8 @@ int schema_size(struct schema_ctx *c, const struct ynode *n, const char *what,
 int schema_uint(struct schema_ctx *c, const struct ynode *n, const char *what,
 		unsigned min, unsigned *out);
 int schema_path_list(struct schema_ctx *c, const struct ynode *n, const char *what,
+		     const char *const **out);
+int schema_user_list(struct schema_ctx *c, const struct ynode *n, const char *what,
 		     const char *const **out);
 int schema_argv(struct schema_ctx *c, const struct ynode *n, const char *what,
 		const char *const **out);

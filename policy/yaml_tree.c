@@ -1,3 +1,5 @@
+/* libyaml events to a tree with positions; it never accepts anchors, aliases,
+ * tags, NUL bytes or a second document, whatever the YAML spec allows. */
 #include "yaml_tree.h"
 
 #include <errno.h>

@@ -139,7 +139,8 @@ static void alice_releases_gtk(void)
 	EMIT(EMIT_SHELL, LOG_INFO, "command_allow", &s, "command", "install-module gtk-4.14.0.tar.xz", "name", "install-module", "mode", "forced");
 	EMIT(EMIT_INSTALLD, LOG_INFO, "install_ok", &s, "module", "gtk", "version", "4.14.0", "file", "gtk-4.14.0.tar.xz",
 	     "sha256", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "maintainer", "yes",
-	     "basis", "maintainer", "dir", "sources/gtk/4.14", "forced", "no", "peer_uid", "1001", "peer_pid", "777");
+	     "basis", "maintainer", "dir", "sources/gtk/4.14", "forced", "no", "peer_uid", "1001", "peer_pid", "777",
+	     "signed", "yes", "signer", "6A1442B28B091BAB9EDA8075C254AD59A4E84C8B");
 	/* a hostile command line: a newline and a fake record must stay inside the value */
 	EMIT(EMIT_SHELL, LOG_NOTICE, "command_deny", &s, "command", "ls\nevent=install_ok user=ptau-alice module=evil \"\\\xff\xe2\x80\xae",
 	     "mode", "forced", "reason", "only rsync, install-module, list, delete-own and help are available");
@@ -155,7 +156,8 @@ static void bob_uploads_to_open_module(void)
 	EMIT(EMIT_SHELL, LOG_INFO, "command_allow", &s, "command", "install-module glib-2.80.1.tar.xz", "name", "install-module", "mode", "login_shell");
 	EMIT(EMIT_INSTALLD, LOG_INFO, "install_ok", &s, "module", "glib", "version", "2.80.1", "file", "glib-2.80.1.tar.xz",
 	     "sha256", "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752", "maintainer", "no",
-	     "basis", "open", "dir", "sources/glib/2.80", "forced", "no", "peer_uid", "1002", "peer_pid", "778");
+	     "basis", "open", "dir", "sources/glib/2.80", "forced", "no", "peer_uid", "1002", "peer_pid", "778",
+	     "signed", "no");
 	EMIT(EMIT_SHELL, LOG_INFO, "command_allow", &s, "command", "install-module gtk-4.14.0.tar.xz", "name", "install-module", "mode", "login_shell");
 	EMIT(EMIT_INSTALLD, LOG_NOTICE, "install_refused", &s, "file", "gtk-4.14.0.tar.xz", "module", "gtk", "version", "4.14.0",
 	     "reason", "version 4.14.0 of gtk is already released (use a new version number)", "peer_uid", "1002", "peer_pid", "779", "dry_run", "no");

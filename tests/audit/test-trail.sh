@@ -66,6 +66,18 @@ check "--user ptau-bob --event install_ok,install_refused" test "$(count --user 
 check "--module gtk" test "$(count --module gtk)" = 2
 check "--from 198.51.100.9" test "$(count --from 198.51.100.9)" = 3
 check "--event repeated" test "$(count --event lockout --event totp_unlock)" = 2
+check "--signed yes: alice's signed gtk release" test "$(count --signed yes --user ptau-alice)" = 1 -a "$(count --signed yes)" = 1
+check "--signed no: bob's unsigned glib release, and no other event" test "$(count --signed no)" = 1 -a "$(count --signed no --module glib)" = 1
+check "--signer in lower case with spaces" test "$(count --signer '6a14 42b2 8b09 1bab 9eda  8075 c254 ad59 a4e8 4c8b')" = 1
+check "--signer of another key" test "$(count --signer 0000000000000000000000000000000000000000)" = 0
+"$audit" --signer 6A1442B2 2>"$work/bad-signer.err" </dev/null
+check "a short --signer is an error that says why" sh -c "test $? = 1 && grep -q 'not a fingerprint: 8 hex digits, expected 40 or 64' '$work/bad-signer.err'"
+"$audit" -q --json signers "$work/auth.log" >"$work/signers.json"
+check "signers: one signed release by alice's key, one unsigned by bob" python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(rows != [{'signer': '-', 'releases': 1, 'users': 'ptau-bob', 'modules': 'glib'},
+                  {'signer': '6A1442B28B091BAB9EDA8075C254AD59A4E84C8B', 'releases': 1, 'users': 'ptau-alice', 'modules': 'gtk'}])" "$work/signers.json"
 "$audit" --event install 2>"$work/bad-event.err" </dev/null
 check "an unknown --event is an error that says what to do" sh -c "test $? = 1 && grep -q '^postern-audit: install: unknown event' '$work/bad-event.err'"
 check "standard input is read" test "$("$audit" -q --json <"$work/auth.log" | wc -l)" = 20

@@ -84,6 +84,11 @@ expect "unknown module refused" 1 \
 expect "unknown module for the release team" 0 \
 	"allowed: ptpol-alice is in the release team (group ptpol-rt); newmod is a new module, which only the release team may create" \
 	-- "$pp" "${C[@]}" explain ptpol-alice newmod
+expect "options after the operands (GNU style)" 1 \
+	"refused: ptpol-bob may not delete releases of gtk: maintainers are matthiasc, otte; release team: ptpol-carol, group ptpol-rt" \
+	-- "$pp" explain ptpol-bob gtk --delete "${C[@]}"
+expect "-- ends the options" 1 \
+	"refused: '--delete' is not a valid user name" -- "$pp" "${C[@]}" explain -- --delete gtk
 expect "modules lists what a user may release" 0 \
 	"glib	ptpol-bob is a maintainer of glib (from glib.doap)" -- "$pp" "${C[@]}" modules ptpol-bob
 out=$("$pp" "${C[@]}" modules ptpol-bob)

@@ -342,6 +342,9 @@ static void test_example_config(void **state)
 		fail_msg("%s", e.msg);
 	assert_non_null(policy_module_find(p, "gtk"));
 	assert_non_null(policy_settings(p)->hook_doap_change);
+	assert_string_equal(policy_settings(p)->signature_keyrings, "/etc/postern/keyrings");
+	assert_true(policy_signature_required(p, "linux"));
+	assert_false(policy_signature_required(p, "gtk"));
 	policy_free(p);
 	free(buf);
 }
