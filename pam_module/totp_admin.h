@@ -24,6 +24,16 @@ int cmd_enroll(struct admin *a, int argc, char **argv);
 int cmd_recovery_codes(struct admin *a, int argc, char **argv);
 int cmd_import_oath(struct admin *a, int argc, char **argv);
 
+/* Who runs the tool (login name, else the uid's name), into a->name. */
+void admin_identify(struct admin *a);
+
+/*
+ * The operands of a subcommand without options (argv[0] is its name), GNU
+ * style: "--" ends options. count is 0 or 1 (then what names it). Returns
+ * the index of the first operand, or -1 after printing the error.
+ */
+int admin_operands(int argc, char **argv, int count, const char *what);
+
 /* A session for records about user, with from=local. */
 void admin_session(const char *user, struct audit_session *s);
 
