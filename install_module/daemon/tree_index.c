@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "hex.h"
 #include "safefile.h"
 #include "strbuf.h"
 #include "text.h"
@@ -38,14 +39,12 @@ int tree_write_sha256sum(int dir_fd, const char *module, const char *version,
 
 int tree_hash_fd(int fd, char hex[65], struct pst_err *e)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char buf[65536];
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	ssize_t n;
 	off_t off = 0;
-	unsigned i;
 	int ok;
 
 	if (ctx == NULL)
@@ -65,11 +64,7 @@ int tree_hash_fd(int fd, char hex[65], struct pst_err *e)
 	EVP_MD_CTX_free(ctx);
 	if (!ok || mdlen != 32)
 		return pst_fail(e, EIO, "SHA-256 failed");
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
+	hex_lower(md, 32, hex);
 	return 0;
 }
 

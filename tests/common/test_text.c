@@ -5,6 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hex.h"
 #include "text.h"
 
 static void test_utf8_accepts_valid(void **state)
@@ -135,6 +136,20 @@ static void test_control_c1_as_stray_bytes(void **state)
 	assert_false(str_is_printable("a\x85"));
 }
 
+static void test_hex_lower(void **state)
+{
+	static const unsigned char bytes[] = { 0x00, 0x0f, 0xa5, 0xff };
+	char out[2 * sizeof(bytes) + 2];
+
+	(void)state;
+	memset(out, 'x', sizeof(out));
+	hex_lower(bytes, sizeof(bytes), out);
+	assert_string_equal(out, "000fa5ff");
+	assert_int_equal(out[sizeof(out) - 1], 'x');   /* nothing written past 2n + 1 */
+	hex_lower(bytes, 0, out);
+	assert_string_equal(out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_control_c0_and_del),
 		cmocka_unit_test(test_control_c1_in_utf8),
 		cmocka_unit_test(test_control_c1_as_stray_bytes),
+		cmocka_unit_test(test_hex_lower),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
