@@ -5,8 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define NAME_MODULE_MAX 128
-#define NAME_USER_MAX 32
+#include "postern_limits.h"
 
 /*
  * Length of the well-formed UTF-8 sequence at s (1..4), or 0 when the bytes
