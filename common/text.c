@@ -1,3 +1,7 @@
+/*
+ * The text checks every component shares: UTF-8, names, control characters
+ * (text.h). Pure functions; they must never accept what another copy would refuse.
+ */
 #include "text.h"
 
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * Writes a module's indexes (checksum files, LATEST-IS, cache.json), all
+ * derived from the tree (tree_index.h). It must never change a release file.
+ */
 #define _GNU_SOURCE
 #include "tree_index.h"
 

@@ -1,3 +1,7 @@
+/*
+ * Encodes and checks the shell <-> daemon messages (wire.h). Pure: it must never
+ * accept a request whose every field it has not checked.
+ */
 #include "wire.h"
 
 #include <errno.h>
