@@ -212,45 +212,33 @@ static void json_formats(struct strbuf *b, const struct tree_module *m, const ch
 	strbuf_add(b, "}");
 }
 
-static void json_versions(struct strbuf *b, const struct tree_module *m, const char *module)
+/*
+ * With formats: {"<module>": {"<version>": {<formats>}, ...}}; without:
+ * {"<module>": ["<version>", ...]}. Each version once, in the scan's order.
+ */
+static void json_by_version(struct strbuf *b, const struct tree_module *m, const char *module,
+			    bool formats)
 {
 	const char *prev = NULL;
 	size_t i;
 
 	strbuf_add(b, "{");
 	strbuf_add_json(b, module);
-	strbuf_add(b, ": {");
+	strbuf_add(b, formats ? ": {" : ": [");
 	for (i = 0; i < m->n; i++) {
-		if (m->entries[i].kind != TREE_RELEASE ||
-		    (prev != NULL && strcmp(prev, m->entries[i].rn.version) == 0))
+		const char *version = m->entries[i].rn.version;
+
+		if (m->entries[i].kind != TREE_RELEASE || (prev != NULL && strcmp(prev, version) == 0))
 			continue;
 		strbuf_add(b, prev == NULL ? "" : ", ");
-		strbuf_add_json(b, m->entries[i].rn.version);
-		strbuf_add(b, ": ");
-		json_formats(b, m, m->entries[i].rn.version);
-		prev = m->entries[i].rn.version;
+		strbuf_add_json(b, version);
+		if (formats) {
+			strbuf_add(b, ": ");
+			json_formats(b, m, version);
+		}
+		prev = version;
 	}
-	strbuf_add(b, "}}");
-}
-
-static void json_version_list(struct strbuf *b, const struct tree_module *m, const char *module)
-{
-	const char *prev = NULL;
-	size_t i;
-
-	strbuf_add(b, "{");
-	strbuf_add_json(b, module);
-	strbuf_add(b, ": [");
-	for (i = 0; i < m->n; i++) {
-		if (m->entries[i].kind != TREE_RELEASE)
-			continue;
-		if (prev != NULL && strcmp(prev, m->entries[i].rn.version) == 0)
-			continue;
-		strbuf_add(b, prev == NULL ? "" : ", ");
-		strbuf_add_json(b, m->entries[i].rn.version);
-		prev = m->entries[i].rn.version;
-	}
-	strbuf_add(b, "]}");
+	strbuf_add(b, formats ? "}}" : "]}");
 }
 
 static void json_others(struct strbuf *b, const struct tree_module *m)
@@ -288,9 +276,9 @@ static int write_cache_json(int module_fd, const struct tree_module *m, const ch
 	int rc;
 
 	strbuf_add(&b, "[4, ");
-	json_versions(&b, m, module);
+	json_by_version(&b, m, module, true);
 	strbuf_add(&b, ", ");
-	json_version_list(&b, m, module);
+	json_by_version(&b, m, module, false);
 	strbuf_add(&b, ", ");
 	json_others(&b, m);
 	strbuf_add(&b, "]\n");
