@@ -50,34 +50,38 @@ static void print_time(const char *label, int64_t t, const char *none)
 		printf("%s: %s\n", label, buf);
 }
 
-static int read_record(struct admin *a, const char *user, bool lock, int *fd,
-		       struct totp_record *r)
+/* The USER operand's record, read under its lock; NULL after printing why not. */
+static const char *lock_record(struct admin *a, int argc, char **argv, int *fd,
+			       struct totp_record *r)
 {
+	const char *user = admin_operand(argc, argv, "USER");
 	struct pst_err e = { "" };
 	int rc;
 
-	if (!name_is_user(user))
-		return admin_fail("'%s' is not a valid user name", user);
-	rc = totp_store_read(a->storefd, user, lock, fd, r, &e);
+	if (user == NULL)
+		return NULL;
+	if (!name_is_user(user)) {
+		admin_fail("'%s' is not a valid user name", user);
+		return NULL;
+	}
+	rc = totp_store_read(a->storefd, user, true, fd, r, &e);
 	if (rc == -ENOENT)
-		return admin_fail("%s: not enrolled (enroll with: " PROG " enroll %s)", user, user);
-	if (rc < 0)
-		return admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
-	return 0;
+		admin_fail("%s: not enrolled (enroll with: " PROG " enroll %s)", user, user);
+	else if (rc < 0)
+		admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
+	return rc < 0 ? NULL : user;
 }
 
 static int cmd_status(struct admin *a, int argc, char **argv)
 {
-	int i = admin_operands(argc, argv, 1, "USER");
+	const char *user = admin_operand(argc, argv, "USER");
 	struct totp_record r;
 	struct pst_err e = { "" };
-	const char *user;
 	size_t k;
 	int rc;
 
-	if (i < 0)
+	if (user == NULL)
 		return 1;
-	user = argv[i];
 	if (!name_is_user(user))
 		return admin_fail("'%s' is not a valid user name", user);
 	rc = totp_store_read(a->storefd, user, false, NULL, &r, &e);
@@ -110,7 +114,7 @@ static int cmd_list(struct admin *a, int argc, char **argv)
 	DIR *d;
 	int failed = 0;
 
-	if (admin_operands(argc, argv, 0, NULL) < 0)
+	if (!admin_no_operands(argc, argv))
 		return 1;
 	d = fdopendir(dup(a->storefd));
 	if (d == NULL)
@@ -138,14 +142,10 @@ static int cmd_unlock(struct admin *a, int argc, char **argv)
 	struct pst_err e = { "" };
 	const char *user;
 	int fd = -1;
-	int i;
 	int rc;
 
-	i = admin_operands(argc, argv, 1, "USER");
-	if (i < 0)
-		return 1;
-	user = argv[i];
-	if (read_record(a, user, true, &fd, &r) != 0)
+	user = lock_record(a, argc, argv, &fd, &r);
+	if (user == NULL)
 		return 1;
 	r.failures = 0;
 	r.locked_until = 0;
@@ -168,14 +168,10 @@ static int cmd_revoke(struct admin *a, int argc, char **argv)
 	char kept[256];
 	const char *user;
 	int fd = -1;
-	int i;
 	int rc;
 
-	i = admin_operands(argc, argv, 1, "USER");
-	if (i < 0)
-		return 1;
-	user = argv[i];
-	if (read_record(a, user, true, &fd, &r) != 0)
+	user = lock_record(a, argc, argv, &fd, &r);
+	if (user == NULL)
 		return 1;
 	totp_record_wipe(&r);
 	rc = totp_store_set_aside(a->storefd, user, "revoked", true, kept, sizeof(kept), &e);

@@ -54,7 +54,8 @@ void admin_identify(struct admin *a)
 		snprintf(a->name, sizeof(a->name), "uid%lu", (unsigned long)getuid());
 }
 
-int admin_operands(int argc, char **argv, int count, const char *what)
+/* Options end at "--"; a subcommand without options of its own has none before it. */
+static int operands_start(int argc, char **argv)
 {
 	static const struct option none[] = { { NULL, 0, NULL, 0 } };
 
@@ -67,11 +68,27 @@ int admin_operands(int argc, char **argv, int count, const char *what)
 		admin_fail("%s: see " PROG " --help", argv[0]);
 		return -1;
 	}
-	if (argc - optind == count)
-		return optind;
-	if (count == 0)
-		admin_fail("%s: takes no arguments", argv[0]);
-	else
+	return optind;
+}
+
+const char *admin_operand(int argc, char **argv, const char *what)
+{
+	int i = operands_start(argc, argv);
+
+	if (i < 0)
+		return NULL;
+	if (argc - i != 1) {
 		admin_fail("%s: expected one %s", argv[0], what);
-	return -1;
+		return NULL;
+	}
+	return argv[i];
+}
+
+bool admin_no_operands(int argc, char **argv)
+{
+	int i = operands_start(argc, argv);
+
+	if (i >= 0 && i != argc)
+		admin_fail("%s: takes no arguments", argv[0]);
+	return i == argc;
 }

@@ -28,11 +28,14 @@ int cmd_import_oath(struct admin *a, int argc, char **argv);
 void admin_identify(struct admin *a);
 
 /*
- * The operands of a subcommand without options (argv[0] is its name), GNU
- * style: "--" ends options. count is 0 or 1 (then what names it). Returns
- * the index of the first operand, or -1 after printing the error.
+ * The operand of a subcommand that has no options (argv[0] is its name):
+ * exactly one, what names it in the error. "--" ends options, GNU style, so
+ * an operand may start with '-'. NULL after printing the error.
  */
-int admin_operands(int argc, char **argv, int count, const char *what);
+const char *admin_operand(int argc, char **argv, const char *what);
+
+/* The same for a subcommand without operands: false after printing the error. */
+bool admin_no_operands(int argc, char **argv);
 
 /* A session for records about user, with from=local. */
 void admin_session(const char *user, struct audit_session *s);

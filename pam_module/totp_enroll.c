@@ -424,15 +424,12 @@ int cmd_recovery_codes(struct admin *a, int argc, char **argv)
 	struct audit_session s;
 	struct totp_record r;
 	struct pst_err e = { "" };
-	const char *user;
+	const char *user = admin_operand(argc, argv, "valid USER");
 	int fd = -1;
-	int i;
 	int rc;
 
-	i = admin_operands(argc, argv, 1, "valid USER");
-	if (i < 0)
+	if (user == NULL)
 		return 1;
-	user = argv[i];
 	if (!name_is_user(user))
 		return admin_fail("recovery-codes: expected one valid USER");
 	rc = totp_store_read(a->storefd, user, true, &fd, &r, &e);

@@ -174,15 +174,12 @@ int cmd_import_oath(struct admin *a, int argc, char **argv)
 	struct pst_err e = { "" };
 	char *text = NULL;
 	size_t len = 0;
-	const char *path;
+	const char *path = admin_operand(argc, argv, "USERSFILE");
 	int fd;
-	int i;
 	int rc;
 
-	i = admin_operands(argc, argv, 1, "USERSFILE");
-	if (i < 0)
+	if (path == NULL)
 		return 1;
-	path = argv[i];
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return admin_fail("import-oath: %s: cannot open: %s", path, strerror(errno));
