@@ -137,14 +137,13 @@ static int cmd_list(struct admin *a, int argc, char **argv)
 
 static int cmd_unlock(struct admin *a, int argc, char **argv)
 {
-	struct audit_session s;
 	struct totp_record r;
-	struct pst_err e = { "" };
-	const char *user;
 	int fd = -1;
+	const char *user = lock_record(a, argc, argv, &fd, &r);
+	struct audit_session s;
+	struct pst_err e = { "" };
 	int rc;
 
-	user = lock_record(a, argc, argv, &fd, &r);
 	if (user == NULL)
 		return 1;
 	r.failures = 0;
@@ -162,15 +161,14 @@ static int cmd_unlock(struct admin *a, int argc, char **argv)
 
 static int cmd_revoke(struct admin *a, int argc, char **argv)
 {
-	struct audit_session s;
 	struct totp_record r;
+	int fd = -1;
+	const char *user = lock_record(a, argc, argv, &fd, &r);
+	struct audit_session s;
 	struct pst_err e = { "" };
 	char kept[256];
-	const char *user;
-	int fd = -1;
 	int rc;
 
-	user = lock_record(a, argc, argv, &fd, &r);
 	if (user == NULL)
 		return 1;
 	totp_record_wipe(&r);
