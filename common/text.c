@@ -110,6 +110,12 @@ bool str_copy(char *dst, size_t dstlen, const char *src)
 	return true;
 }
 
+bool utf8_seq_is_control(const unsigned char *s, size_t seq)
+{
+	return (seq == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
+	       (seq == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
 bool str_has_control(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -123,8 +129,7 @@ bool str_has_control(const char *s)
 			if (p[0] >= 0x80 && p[0] <= 0x9f)
 				return true;
 			n = 1;
-		} else if ((n == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
-			   (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+		} else if (utf8_seq_is_control(p, n)) {
 			return true;
 		}
 		p += n;

@@ -31,6 +31,13 @@ bool name_is_user(const char *s);
 bool str_copy(char *dst, size_t dstlen, const char *src);
 
 /*
+ * The seq bytes at s (seq from utf8_seq_len, 1..4) are a control character:
+ * C0 (U+0000-U+001F), DEL (U+007F) or C1 (U+0080-U+009F, C2 80 to C2 9F).
+ * For code that walks UTF-8 itself; str_has_control applies it to a string.
+ */
+bool utf8_seq_is_control(const unsigned char *s, size_t seq);
+
+/*
  * The one rule for "a control character" in postern: C0 (U+0000-U+001F),
  * DEL (U+007F) and C1 (U+0080-U+009F). C1 counts both as UTF-8 (C2 80 to
  * C2 9F) and as a stray byte 0x80-0x9F that is not part of valid UTF-8, which
