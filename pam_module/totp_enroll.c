@@ -105,14 +105,9 @@ static int load_key_file(struct enroll *en, const char *path)
 static bool issuer_valid(const char *s)
 {
 	size_t len = strlen(s);
-	size_t i;
 
-	if (len == 0 || len > ISSUER_MAX || !utf8_valid(s, len))
-		return false;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == ':')
-			return false;
-	return true;
+	return len > 0 && len <= ISSUER_MAX && utf8_valid(s, len) && !str_has_control(s) &&
+	       strchr(s, ':') == NULL;
 }
 
 static int parse_options(struct enroll *en, int argc, char **argv)

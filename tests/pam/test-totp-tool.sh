@@ -170,6 +170,12 @@ check "import-oath: the NUL byte's line is named" grep -q 'nul.oath:2: a NUL byt
 check "import-oath: nothing imported from a file with a NUL byte" \
 	bash -c "test ! -e '$S/pttotp7' && test ! -e '$S/pttotp3'"
 
+# --- the issuer is shown by the app: no control character, C1 included
+totp enroll --no-verify --issuer "$(printf 'ACME\xc2\x9b2J')" pttotp13 >/dev/null 2>"$T/iss.err"
+rc=$?
+check "enroll --issuer with a C1 control (CSI): refused, nothing written" \
+	bash -c "test $rc = 1 && grep -q -- '--issuer must be' '$T/iss.err' && test ! -e '$S/pttotp13'"
+
 # --- GNU option order: options may follow the operand, -- ends options
 totp enroll pttotp13 --no-verify --format uri >"$T/gnu.out" 2>"$T/gnu.err"
 check "enroll USER --no-verify --format uri: options after the operand are accepted" \
