@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SERVER_FILE_MAX 255
+#include "postern_limits.h"
+
+#define SERVER_FILE_MAX INCOMING_NAME_MAX
 
 enum server_line_kind {
 	SERVER_LINE_OTHER,      /* not about one file: shown as it is */

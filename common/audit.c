@@ -1,3 +1,7 @@
+/*
+ * Writes the structured audit records (audit.h) to syslog. It must never let a
+ * value end its field, start another or break the line, and never log a secret.
+ */
 #include "audit.h"
 
 #include <fcntl.h>

@@ -1,3 +1,7 @@
+/*
+ * The one way a library layer fills a struct pst_err (errmsg.h). It never
+ * prints or exits: that is for main().
+ */
 #include "errmsg.h"
 
 #include <stdarg.h>

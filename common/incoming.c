@@ -1,3 +1,7 @@
+/*
+ * Opens and verifies a maintainer's incoming directory (incoming.h). It only
+ * checks; it must never create, chmod or chown anything.
+ */
 #include "incoming.h"
 
 #include <errno.h>

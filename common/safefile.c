@@ -1,3 +1,7 @@
+/*
+ * File access for privileged code (safefile.h): openat below verified dir fds,
+ * checks on the open fd, atomic replacement. It must never follow a symlink or trust a path.
+ */
 #define _GNU_SOURCE
 #include "safefile.h"
 

@@ -9,20 +9,19 @@
 #include "sid_hash.h"
 
 #include <openssl/sha.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "hex.h"
 
 void sid_hash16(const void *data, size_t len, char out[17])
 {
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	SHA256_CTX ctx;
-	size_t i;
 
 	if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data, len) != 1 ||
 	    SHA256_Final(md, &ctx) != 1) {
 		memcpy(out, "0000000000000000", 17);
 		return;
 	}
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	hex_lower(md, 8, out);
 }

@@ -9,17 +9,16 @@
 #include "sid_hash.h"
 
 #include <nettle/sha2.h>
-#include <stdio.h>
+
+#include "hex.h"
 
 void sid_hash16(const void *data, size_t len, char out[17])
 {
 	unsigned char md[SHA256_DIGEST_SIZE];
 	struct sha256_ctx ctx;
-	size_t i;
 
 	sha256_init(&ctx);
 	sha256_update(&ctx, len, data);
 	sha256_digest(&ctx, sizeof(md), md);
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	hex_lower(md, 8, out);
 }

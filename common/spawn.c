@@ -1,3 +1,7 @@
+/*
+ * Runs other programs from an argv array with an environment built from
+ * nothing (spawn.h). It must never use a shell or pass on an fd above 2.
+ */
 #define _GNU_SOURCE
 #include "spawn.h"
 

@@ -1,3 +1,7 @@
+/*
+ * The text checks every component shares: UTF-8, names, control characters
+ * (text.h). Pure functions; they must never accept what another copy would refuse.
+ */
 #include "text.h"
 
 #include <string.h>
@@ -106,7 +110,13 @@ bool str_copy(char *dst, size_t dstlen, const char *src)
 	return true;
 }
 
-bool str_is_printable(const char *s)
+bool utf8_seq_is_control(const unsigned char *s, size_t seq)
+{
+	return (seq == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
+	       (seq == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+bool str_has_control(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t avail = strlen(s);
@@ -114,13 +124,23 @@ bool str_is_printable(const char *s)
 
 	while (avail > 0) {
 		n = utf8_seq_len(p, avail);
-		if (n == 0 || (n == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
-		    (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
-			return false;
+		if (n == 0) {
+			/* A stray byte: 0x80-0x9F is C1 to a terminal that reads 8-bit controls. */
+			if (p[0] >= 0x80 && p[0] <= 0x9f)
+				return true;
+			n = 1;
+		} else if (utf8_seq_is_control(p, n)) {
+			return true;
+		}
 		p += n;
 		avail -= n;
 	}
-	return true;
+	return false;
+}
+
+bool str_is_printable(const char *s)
+{
+	return utf8_valid(s, strlen(s)) && !str_has_control(s);
 }
 
 bool str_is_digits(const char *s)

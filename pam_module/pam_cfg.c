@@ -1,3 +1,7 @@
+/*
+ * Parses pam_postern's module options into explicit defaults (pam_cfg.h). An
+ * unknown or out-of-range option is an error; it must never be ignored.
+ */
 #include "pam_cfg.h"
 
 #include <errno.h>

@@ -10,8 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,47 +23,6 @@
 #include "totp_admin.h"
 #include "totp_config.h"
 #include "totp_store.h"
-
-int admin_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-void admin_session(const char *user, struct audit_session *s)
-{
-	audit_session_init(s, user, NULL);
-}
-
-bool admin_user_exists(const char *user, unsigned *uid, unsigned *gid)
-{
-	struct passwd *pw = getpwnam(user);
-
-	if (pw == NULL)
-		return false;
-	if (uid != NULL)
-		*uid = pw->pw_uid;
-	if (gid != NULL)
-		*gid = pw->pw_gid;
-	return true;
-}
-
-static void admin_identify(struct admin *a)
-{
-	struct passwd *pw;
-
-	if (getlogin_r(a->name, sizeof(a->name)) == 0 && name_is_user(a->name))
-		return;
-	pw = getpwuid(getuid());
-	if (pw == NULL || !str_copy(a->name, sizeof(a->name), pw->pw_name))
-		snprintf(a->name, sizeof(a->name), "uid%lu", (unsigned long)getuid());
-}
 
 static void usage(FILE *f)
 {
@@ -93,47 +50,54 @@ static void print_time(const char *label, int64_t t, const char *none)
 		printf("%s: %s\n", label, buf);
 }
 
-static int read_record(struct admin *a, const char *user, bool lock, int *fd,
-		       struct totp_record *r)
+/* The USER operand's record, read under its lock; NULL after printing why not. */
+static const char *lock_record(struct admin *a, int argc, char **argv, int *fd,
+			       struct totp_record *r)
 {
+	const char *user = admin_operand(argc, argv, "USER");
 	struct pst_err e = { "" };
 	int rc;
 
-	if (!name_is_user(user))
-		return admin_fail("'%s' is not a valid user name", user);
-	rc = totp_store_read(a->storefd, user, lock, fd, r, &e);
+	if (user == NULL)
+		return NULL;
+	if (!name_is_user(user)) {
+		admin_fail("'%s' is not a valid user name", user);
+		return NULL;
+	}
+	rc = totp_store_read(a->storefd, user, true, fd, r, &e);
 	if (rc == -ENOENT)
-		return admin_fail("%s: not enrolled (enroll with: " PROG " enroll %s)", user, user);
-	if (rc < 0)
-		return admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
-	return 0;
+		admin_fail("%s: not enrolled (enroll with: " PROG " enroll %s)", user, user);
+	else if (rc < 0)
+		admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
+	return rc < 0 ? NULL : user;
 }
 
 static int cmd_status(struct admin *a, int argc, char **argv)
 {
+	const char *user = admin_operand(argc, argv, "USER");
 	struct totp_record r;
 	struct pst_err e = { "" };
-	size_t i;
+	size_t k;
 	int rc;
 
-	if (argc != 2)
-		return admin_fail("status: expected one USER");
-	if (!name_is_user(argv[1]))
-		return admin_fail("'%s' is not a valid user name", argv[1]);
-	rc = totp_store_read(a->storefd, argv[1], false, NULL, &r, &e);
-	printf("user: %s\n", argv[1]);
+	if (user == NULL)
+		return 1;
+	if (!name_is_user(user))
+		return admin_fail("'%s' is not a valid user name", user);
+	rc = totp_store_read(a->storefd, user, false, NULL, &r, &e);
+	printf("user: %s\n", user);
 	if (rc == -ENOENT) {
 		printf("enrolled: no\n");
 		return 0;
 	}
 	if (rc < 0)
-		return admin_fail("%s/%s: unusable record: %s", a->store_path, argv[1], e.msg);
+		return admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
 	printf("enrolled: yes\nalgorithm: %s\ndigits: %u\nperiod: %u\n", totp_alg_name(r.alg),
 	       r.digits, r.period);
 	print_time("created", r.created, "unknown");
 	printf("bound keys: %zu\n", r.nkeys);
-	for (i = 0; i < r.nkeys; i++)
-		printf("  %s\n", r.keys[i]);
+	for (k = 0; k < r.nkeys; k++)
+		printf("  %s\n", r.keys[k]);
 	printf("recovery codes left: %zu\n", r.nrecovery);
 	print_time("last success", r.last_success, "never");
 	printf("failures: %u\n", r.failures);
@@ -150,9 +114,8 @@ static int cmd_list(struct admin *a, int argc, char **argv)
 	DIR *d;
 	int failed = 0;
 
-	(void)argv;
-	if (argc != 1)
-		return admin_fail("list: takes no arguments");
+	if (!admin_no_operands(argc, argv))
+		return 1;
 	d = fdopendir(dup(a->storefd));
 	if (d == NULL)
 		return admin_fail("%s: cannot list: %s", a->store_path, strerror(errno));
@@ -174,50 +137,48 @@ static int cmd_list(struct admin *a, int argc, char **argv)
 
 static int cmd_unlock(struct admin *a, int argc, char **argv)
 {
-	struct audit_session s;
 	struct totp_record r;
-	struct pst_err e = { "" };
 	int fd = -1;
+	const char *user = lock_record(a, argc, argv, &fd, &r);
+	struct audit_session s;
+	struct pst_err e = { "" };
 	int rc;
 
-	if (argc != 2)
-		return admin_fail("unlock: expected one USER");
-	if (read_record(a, argv[1], true, &fd, &r) != 0)
+	if (user == NULL)
 		return 1;
 	r.failures = 0;
 	r.locked_until = 0;
-	rc = totp_store_write(a->storefd, argv[1], &r, &e);
+	rc = totp_store_write(a->storefd, user, &r, &e);
 	close(fd);
 	totp_record_wipe(&r);
 	if (rc < 0)
-		return admin_fail("%s: unlock failed, record unchanged: %s", argv[1], e.msg);
-	admin_session(argv[1], &s);
+		return admin_fail("%s: unlock failed, record unchanged: %s", user, e.msg);
+	admin_session(user, &s);
 	audit_emit(LOG_INFO, "totp_unlock", &s, "admin", a->name, NULL);
-	printf("%s: unlocked\n", argv[1]);
+	printf("%s: unlocked\n", user);
 	return 0;
 }
 
 static int cmd_revoke(struct admin *a, int argc, char **argv)
 {
-	struct audit_session s;
 	struct totp_record r;
+	int fd = -1;
+	const char *user = lock_record(a, argc, argv, &fd, &r);
+	struct audit_session s;
 	struct pst_err e = { "" };
 	char kept[256];
-	int fd = -1;
 	int rc;
 
-	if (argc != 2)
-		return admin_fail("revoke: expected one USER");
-	if (read_record(a, argv[1], true, &fd, &r) != 0)
+	if (user == NULL)
 		return 1;
 	totp_record_wipe(&r);
-	rc = totp_store_set_aside(a->storefd, argv[1], "revoked", true, kept, sizeof(kept), &e);
+	rc = totp_store_set_aside(a->storefd, user, "revoked", true, kept, sizeof(kept), &e);
 	close(fd);
 	if (rc < 0)
-		return admin_fail("%s: revoke failed, still enrolled: %s", argv[1], e.msg);
-	admin_session(argv[1], &s);
+		return admin_fail("%s: revoke failed, still enrolled: %s", user, e.msg);
+	admin_session(user, &s);
 	audit_emit(LOG_NOTICE, "totp_revoke", &s, "admin", a->name, "kept", kept, NULL);
-	printf("%s: revoked; the record is kept in %s/%s\n", argv[1], a->store_path, kept);
+	printf("%s: revoked; the record is kept in %s/%s\n", user, a->store_path, kept);
 	return 0;
 }
 
@@ -288,8 +249,8 @@ int main(int argc, char **argv)
 	}
 	if (geteuid() != 0 || getuid() != 0)
 		return admin_fail("must be run as root (the TOTP store belongs to root)");
-	if (totp_config_load(config, store, &cfg) != 0)
-		return 1;
+	if (totp_config_load(config, store, &cfg, &e) < 0)
+		return admin_fail("%s", e.msg);
 	a.store_path = cfg.store;
 	a.incoming = cfg.incoming;
 	admin_identify(&a);

@@ -24,6 +24,19 @@ int cmd_enroll(struct admin *a, int argc, char **argv);
 int cmd_recovery_codes(struct admin *a, int argc, char **argv);
 int cmd_import_oath(struct admin *a, int argc, char **argv);
 
+/* Who runs the tool (login name, else the uid's name), into a->name. */
+void admin_identify(struct admin *a);
+
+/*
+ * The operand of a subcommand that has no options (argv[0] is its name):
+ * exactly one, what names it in the error. "--" ends options, GNU style, so
+ * an operand may start with '-'. NULL after printing the error.
+ */
+const char *admin_operand(int argc, char **argv, const char *what);
+
+/* The same for a subcommand without operands: false after printing the error. */
+bool admin_no_operands(int argc, char **argv);
+
 /* A session for records about user, with from=local. */
 void admin_session(const char *user, struct audit_session *s);
 

@@ -3,6 +3,7 @@
 #define POSTERN_TOTP_CONFIG_H
 
 #include "audit_delivery.h"
+#include "errmsg.h"
 
 #define TOTP_PATH_MAX 4096
 
@@ -16,8 +17,9 @@ struct totp_config {
 /*
  * config: the -C file, or NULL for POSTERN_CONFIG_FILE when it exists and
  * the compiled-in POSTERN_STATEDIR when it does not. store_override: -S.
- * Prints the error and returns non-zero on failure.
+ * Returns 0, or -errno with e filled (a broken policy is also audited).
  */
-int totp_config_load(const char *config, const char *store_override, struct totp_config *out);
+int totp_config_load(const char *config, const char *store_override, struct totp_config *out,
+		     struct pst_err *e);
 
 #endif

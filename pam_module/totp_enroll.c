@@ -105,14 +105,9 @@ static int load_key_file(struct enroll *en, const char *path)
 static bool issuer_valid(const char *s)
 {
 	size_t len = strlen(s);
-	size_t i;
 
-	if (len == 0 || len > ISSUER_MAX || !utf8_valid(s, len))
-		return false;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == ':')
-			return false;
-	return true;
+	return len > 0 && len <= ISSUER_MAX && utf8_valid(s, len) && !str_has_control(s) &&
+	       strchr(s, ':') == NULL;
 }
 
 static int parse_options(struct enroll *en, int argc, char **argv)
@@ -129,7 +124,11 @@ static int parse_options(struct enroll *en, int argc, char **argv)
 	};
 	int c;
 
-	optind = 1;
+	/*
+	 * optind 0 makes glibc read the option string afresh: main's "+" (stop
+	 * at the subcommand) must not carry over, so options may follow USER.
+	 */
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -164,7 +163,7 @@ static int parse_options(struct enroll *en, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return admin_fail("enroll: expected one USER after the options");
+		return admin_fail("enroll: expected one USER");
 	en->user = argv[optind];
 	if (!issuer_valid(en->issuer))
 		return admin_fail("enroll: --issuer must be 1 to %d bytes of UTF-8 without ':' or control characters",
@@ -420,26 +419,29 @@ int cmd_recovery_codes(struct admin *a, int argc, char **argv)
 	struct audit_session s;
 	struct totp_record r;
 	struct pst_err e = { "" };
+	const char *user = admin_operand(argc, argv, "valid USER");
 	int fd = -1;
 	int rc;
 
-	if (argc != 2 || !name_is_user(argv[1]))
+	if (user == NULL)
+		return 1;
+	if (!name_is_user(user))
 		return admin_fail("recovery-codes: expected one valid USER");
-	rc = totp_store_read(a->storefd, argv[1], true, &fd, &r, &e);
+	rc = totp_store_read(a->storefd, user, true, &fd, &r, &e);
 	if (rc == -ENOENT)
-		return admin_fail("recovery-codes: %s: not enrolled", argv[1]);
+		return admin_fail("recovery-codes: %s: not enrolled", user);
 	if (rc < 0)
-		return admin_fail("recovery-codes: %s/%s: %s", a->store_path, argv[1], e.msg);
+		return admin_fail("recovery-codes: %s/%s: %s", a->store_path, user, e.msg);
 	rc = recovery_codes_new(&r, codes, RECOVERY_CODES, &e);
 	if (rc == 0)
-		rc = totp_store_write(a->storefd, argv[1], &r, &e);
+		rc = totp_store_write(a->storefd, user, &r, &e);
 	close(fd);
 	totp_record_wipe(&r);
 	if (rc < 0)
-		return admin_fail("recovery-codes: %s: old codes kept: %s", argv[1], e.msg);
+		return admin_fail("recovery-codes: %s: old codes kept: %s", user, e.msg);
 	recovery_codes_print(codes, RECOVERY_CODES);
 	explicit_bzero(codes, sizeof(codes));
-	admin_session(argv[1], &s);
+	admin_session(user, &s);
 	audit_emit(LOG_INFO, "totp_recovery_reset", &s, "admin", a->name, "count", "10", NULL);
 	return 0;
 }

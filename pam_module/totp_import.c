@@ -174,23 +174,24 @@ int cmd_import_oath(struct admin *a, int argc, char **argv)
 	struct pst_err e = { "" };
 	char *text = NULL;
 	size_t len = 0;
+	const char *path = admin_operand(argc, argv, "USERSFILE");
 	int fd;
 	int rc;
 
-	if (argc != 2)
-		return admin_fail("import-oath: expected one USERSFILE");
-	fd = open(argv[1], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (path == NULL)
+		return 1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return admin_fail("import-oath: %s: cannot open: %s", argv[1], strerror(errno));
-	rc = sf_check_fd(fd, &file_rule, argv[1], NULL, &e);
+		return admin_fail("import-oath: %s: cannot open: %s", path, strerror(errno));
+	rc = sf_check_fd(fd, &file_rule, path, NULL, &e);
 	if (rc == 0)
 		rc = sf_read_all(fd, USERSFILE_MAX, &text, &len, &e);
 	close(fd);
 	if (rc < 0)
-		return admin_fail("import-oath: %s: %s", argv[1], e.msg);
-	rc = refuse_nul(argv[1], text, len);
+		return admin_fail("import-oath: %s: %s", path, e.msg);
+	rc = refuse_nul(path, text, len);
 	if (rc == 0)
-		rc = import_text(a, argv[1], text);
+		rc = import_text(a, path, text);
 	explicit_bzero(text, len);
 	free(text);
 	return rc;

@@ -1,3 +1,7 @@
+/*
+ * Draws an otpauth URI as a QR code on the terminal (totp_qr.h). It only prints
+ * what it is given; it must never keep or log it.
+ */
 #include "totp_qr.h"
 
 #include <errno.h>

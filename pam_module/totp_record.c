@@ -1,3 +1,7 @@
+/*
+ * Parses and formats one user's TOTP record (totp_record.h). It must refuse what
+ * it does not fully understand, never half-trust a record.
+ */
 #include "totp_record.h"
 
 #include <errno.h>

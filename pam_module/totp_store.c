@@ -1,3 +1,7 @@
+/*
+ * The TOTP store: reading, locking and atomically replacing records (totp_store.h).
+ * It must never unlink a record (replaced ones go to .attic) nor follow a symlink.
+ */
 #define _GNU_SOURCE   /* renameat2 */
 #include "totp_store.h"
 

@@ -1,3 +1,7 @@
+/*
+ * totp_verify(): the one decision on a typed code (totp_verify.h). It must never
+ * accept while locked out, a replayed step or a used recovery code.
+ */
 #include "totp_verify.h"
 
 #include <crypt.h>

@@ -89,14 +89,6 @@ int schema_walk(struct schema_ctx *c, const struct ynode *map, const char *what,
 	return 0;
 }
 
-static bool has_control(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
 int schema_string(struct schema_ctx *c, const struct ynode *n, const char *what,
 		  const char **out)
 {
@@ -106,7 +98,7 @@ int schema_string(struct schema_ctx *c, const struct ynode *n, const char *what,
 		return rc;
 	if (n->value[0] == '\0')
 		return schema_fail(c, n, "%s: must not be empty", what);
-	if (has_control(n->value))
+	if (str_has_control(n->value))
 		return schema_fail(c, n, "%s: control characters are not allowed", what);
 	*out = n->value;
 	return 0;

@@ -13,7 +13,6 @@
 #include "rsync_args.h"
 #include "text.h"
 
-#define FILE_NAME_MAX 255
 #define INSTALL_USAGE "install-module [--dry-run] [--force] FILE..."
 
 typedef int args_check_fn(size_t argc, char *const argv[], struct pst_err *e);
@@ -36,8 +35,8 @@ int shell_file_name_check(const char *cmd, const char *name, struct pst_err *e)
 				cmd, name);
 	if (name[0] == '.')
 		return pst_fail(e, EINVAL, "%s: '%s': file names may not start with '.'", cmd, name);
-	if (strlen(name) > FILE_NAME_MAX)
-		return pst_fail(e, EINVAL, "%s: file name longer than %d bytes", cmd, FILE_NAME_MAX);
+	if (strlen(name) > INCOMING_NAME_MAX)
+		return pst_fail(e, EINVAL, "%s: file name longer than %d bytes", cmd, INCOMING_NAME_MAX);
 	return 0;
 }
 
@@ -102,8 +101,8 @@ static int delete_check(size_t argc, char *const argv[], struct pst_err *e)
 	    strcmp(name, "..") == 0)
 		return pst_fail(e, EINVAL, "delete-own: '%s': give the plain name of an entry in your "
 				"incoming directory, without '/'", name);
-	if (strlen(name) > FILE_NAME_MAX)
-		return pst_fail(e, EINVAL, "delete-own: file name longer than %d bytes", FILE_NAME_MAX);
+	if (strlen(name) > INCOMING_NAME_MAX)
+		return pst_fail(e, EINVAL, "delete-own: file name longer than %d bytes", INCOMING_NAME_MAX);
 	return 0;
 }
 

@@ -1,3 +1,7 @@
+/*
+ * Takes the three variables postern-shell needs and builds rrsync's environment
+ * from nothing (env.h). It must never pass on what the client could set.
+ */
 #define _GNU_SOURCE
 #include "env.h"
 

@@ -1,3 +1,7 @@
+/*
+ * Prints `help` and the interactive-login text (help.h). It only prints; it must
+ * never list a module the user may not release.
+ */
 #include "help.h"
 
 #define HELP_MODULES_SHOWN 20

@@ -1,3 +1,7 @@
+/*
+ * Finds the command in the source the invocation mode trusts (invocation.h). It
+ * must never take a command from another source.
+ */
 #include "invocation.h"
 
 #include <errno.h>

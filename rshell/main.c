@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,19 +70,6 @@ static void stdio_ensure_open(void)
 	}
 }
 
-static bool refuse(struct shell_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static bool refuse(struct shell_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(c->refusal.msg, sizeof(c->refusal.msg), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
 static bool account_load(struct shell_ctx *c)
 {
 	struct passwd *pw;
@@ -92,11 +78,11 @@ static bool account_load(struct shell_ctx *c)
 	errno = 0;
 	pw = getpwuid(c->uid);
 	if (pw == NULL)
-		return refuse(c, "uid %lu has no account name; refused", (unsigned long)c->uid);
+		return pst_refuse(&c->refusal, "uid %lu has no account name; refused", (unsigned long)c->uid);
 	if (!str_copy(c->user, sizeof(c->user), pw->pw_name) ||
 	    !str_copy(c->home, sizeof(c->home), pw->pw_dir))
-		return refuse(c, "the account entry of uid %lu is too long; refused",
-			      (unsigned long)c->uid);
+		return pst_refuse(&c->refusal, "the account entry of uid %lu is too long; refused",
+				  (unsigned long)c->uid);
 	return true;
 }
 
@@ -106,8 +92,8 @@ static bool policy_refused(struct shell_ctx *c, const struct pst_err *e)
 	c->policy = NULL;
 	audit_emit(LOG_NOTICE, "policy_error", &c->s, "file", POSTERN_CONFIG_FILE,
 		   "error", e->msg, NULL);
-	return refuse(c, "the release policy cannot be loaded (%s); nothing is allowed until an administrator fixes it",
-		      e->msg);
+	return pst_refuse(&c->refusal, "the release policy cannot be loaded (%s); nothing is allowed until an administrator fixes it",
+			  e->msg);
 }
 
 /* postern.yaml; the generated DOAP module list waits for modules_ready(). */
@@ -138,7 +124,7 @@ static bool incoming_ready(struct shell_ctx *c)
 	const char *base = policy_settings(c->policy)->incoming;
 
 	if (base == NULL)
-		return refuse(c, "rsync: uploads are not configured on this server (paths.incoming is not set; tell an administrator)");
+		return pst_refuse(&c->refusal, "rsync: uploads are not configured on this server (paths.incoming is not set; tell an administrator)");
 	c->incoming_fd = incoming_dir_open(base, c->user, c->uid, &c->refusal);
 	return c->incoming_fd >= 0;
 }
@@ -150,15 +136,15 @@ static bool decide(struct shell_ctx *c, int argc, char **argv)
 	struct pst_err e = { "" };
 
 	if (shell_invocation_parse(argc, (const char *const *)argv, c->in.original_command, &c->inv, &e) < 0)
-		return refuse(c, "%s", e.msg);
+		return pst_refuse(&c->refusal, "%s", e.msg);
 	c->invoked = true;
 	if (getuid() == 0 || geteuid() == 0)
-		return refuse(c, "root may not log in through postern-shell");
+		return pst_refuse(&c->refusal, "root may not log in through postern-shell");
 	if (getuid() != geteuid() || getgid() != getegid())
-		return refuse(c, "postern-shell must not be installed set-uid or set-gid");
+		return pst_refuse(&c->refusal, "postern-shell must not be installed set-uid or set-gid");
 	if (c->in.unsafe[0] != '\0')
-		return refuse(c, "the environment contains %s, which the dynamic loader or libc acts on before any check can run; the ssh server must not accept it from clients (AcceptEnv, PermitUserEnvironment)",
-			      c->in.unsafe);
+		return pst_refuse(&c->refusal, "the environment contains %s, which the dynamic loader or libc acts on before any check can run; the ssh server must not accept it from clients (AcceptEnv, PermitUserEnvironment)",
+				  c->in.unsafe);
 	if (c->user[0] == '\0')
 		return false;    /* account_load() said why */
 	if (!policy_ready(c))
@@ -167,10 +153,10 @@ static bool decide(struct shell_ctx *c, int argc, char **argv)
 		if (!modules_ready(c))
 			return false;
 		c->interactive = true;
-		return refuse(c, "no command given: this account has no interactive shell");
+		return pst_refuse(&c->refusal, "no command given: this account has no interactive shell");
 	}
 	if (shell_dispatch(c->inv.command, strlen(c->inv.command), &c->d) == SHELL_REFUSED)
-		return refuse(c, "%s", c->d.why.msg);
+		return pst_refuse(&c->refusal, "%s", c->d.why.msg);
 	if (c->d.command == SHELL_RSYNC)
 		return incoming_ready(c);
 	return modules_ready(c);

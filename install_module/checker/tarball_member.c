@@ -75,14 +75,6 @@ static const char *kind_name(enum tarball_member_kind kind)
 	return "of an unknown type";
 }
 
-static bool has_control(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
 /* Text rules shared by names and link targets; what says which ("name", "link target"). */
 static bool text_check(const char *member, const char *what, const char *s, struct pst_err *why)
 {
@@ -95,7 +87,7 @@ static bool text_check(const char *member, const char *what, const char *s, stru
 	if (len > MEMBER_NAME_MAX)
 		return pst_refuse(why, "member %s: its %s is longer than %d bytes",
 				shown(member, buf), what, MEMBER_NAME_MAX);
-	if (has_control(s) || !utf8_valid(s, len))
+	if (str_has_control(s) || !utf8_valid(s, len))
 		return pst_refuse(why, "member %s: its %s contains control characters or is not UTF-8",
 				shown(member, buf), what);
 	if (s[0] == '/')

@@ -1,3 +1,7 @@
+/*
+ * Moves released files into <state>/attic instead of unlinking them (attic.h).
+ * It must never delete a released file.
+ */
 #define _GNU_SOURCE
 #include "attic.h"
 

@@ -1,3 +1,7 @@
+/*
+ * Runs the admin's hooks and the release mail after the tree changed (hooks.h).
+ * A failing hook is logged; it must never undo or block the change.
+ */
 #define _GNU_SOURCE
 #include "hooks.h"
 

@@ -17,6 +17,7 @@
 #include "audit.h"
 #include "errmsg.h"
 #include "policy.h"
+#include "postern_limits.h"
 #include "wire.h"
 
 struct installd {
@@ -37,7 +38,7 @@ struct installd {
 struct installd_peer {
 	uid_t uid;
 	pid_t pid;
-	char user[64];
+	char user[NAME_USER_MAX + 1];
 	char peer_uid[16];
 	char peer_pid[16];
 	struct audit_session session;

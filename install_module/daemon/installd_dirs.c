@@ -31,28 +31,53 @@ static int own_subdir(int dir_fd, const char *name, mode_t mode, mode_t forbid, 
 	return fd;
 }
 
+/* A directory the daemon owns below <tree> or <state>, and where its fd goes. */
+struct own_dir {
+	const char *name;
+	mode_t mode;        /* when created */
+	mode_t forbid;      /* group/other bits it must not have */
+	bool create;
+	int *fd;
+};
+
+static int own_subdirs(int dir_fd, const struct own_dir *dirs, size_t n, uid_t uid,
+		       struct pst_err *e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*dirs[i].fd = own_subdir(dir_fd, dirs[i].name, dirs[i].mode, dirs[i].forbid,
+					 dirs[i].create, uid, e);
+		if (*dirs[i].fd < 0)
+			return *dirs[i].fd;
+	}
+	return 0;
+}
+
 int installd_open_dirs(struct installd *d, struct pst_err *e)
 {
 	const struct sf_rule tree_rule = { S_IFDIR, d->uid, SF_ANY_GID, 022, 0 };
 	const struct sf_rule state_rule = { S_IFDIR, SF_ANY_UID, SF_ANY_GID, 022, 0 };
+	const struct own_dir in_tree[] = {
+		{ "sources", 0755, 022, true, &d->sources_fd },
+		{ ".staging", 0700, 077, true, &d->staging_fd },
+	};
+	const struct own_dir in_state[] = {
+		{ "locks", 0700, 077, false, &d->locks_fd },
+		{ "attic", 0750, 027, false, &d->attic_fd },
+	};
+	int rc;
 
 	d->tree_fd = sf_open_dir_path(d->set->tree, &tree_rule, SF_TRUSTED_PATH, e);
 	if (d->tree_fd < 0)
 		return d->tree_fd;
-	d->sources_fd = own_subdir(d->tree_fd, "sources", 0755, 022, true, d->uid, e);
-	if (d->sources_fd < 0)
-		return d->sources_fd;
-	d->staging_fd = own_subdir(d->tree_fd, ".staging", 0700, 077, true, d->uid, e);
-	if (d->staging_fd < 0)
-		return d->staging_fd;
+	rc = own_subdirs(d->tree_fd, in_tree, sizeof(in_tree) / sizeof(in_tree[0]), d->uid, e);
+	if (rc < 0)
+		return rc;
 	d->state_fd = sf_open_dir_path(d->set->state, &state_rule, SF_TRUSTED_PATH, e);
 	if (d->state_fd < 0)
 		return d->state_fd;
-	d->locks_fd = own_subdir(d->state_fd, "locks", 0700, 077, false, d->uid, e);
-	if (d->locks_fd < 0)
-		return d->locks_fd;
-	d->attic_fd = own_subdir(d->state_fd, "attic", 0750, 027, false, d->uid, e);
-	return d->attic_fd < 0 ? d->attic_fd : 0;
+	return own_subdirs(d->state_fd, in_state, sizeof(in_state) / sizeof(in_state[0]), d->uid, e);
 }
 
 static int prepare_entry(int state_fd, const char *name, mode_t type_mode, uid_t uid, gid_t gid,

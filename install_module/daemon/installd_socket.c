@@ -1,3 +1,7 @@
+/*
+ * postern-installd's listening socket: taken from systemd or bound (0660, owner
+ * set), a stale one replaced. It must never remove a socket another daemon answers on.
+ */
 #define _GNU_SOURCE
 #include "installd_setup.h"
 

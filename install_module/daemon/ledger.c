@@ -1,3 +1,7 @@
+/*
+ * Formats and parses the ledger's lines (ledger.h). It must never write a value
+ * that is not a plain word, so a line can never be forged.
+ */
 #define _GNU_SOURCE
 #include "ledger.h"
 

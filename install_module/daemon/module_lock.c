@@ -1,3 +1,7 @@
+/*
+ * One mutation per module at a time and recovery from an interrupted one
+ * (module_lock.h). It must never finish an intent the tree does not show.
+ */
 #define _GNU_SOURCE
 #include "module_lock.h"
 

@@ -1,3 +1,7 @@
+/*
+ * Formats the release mail and hands it to sendmail -t (release_mail.h). It must
+ * never run a shell or put NEWS text anywhere but the body.
+ */
 #define _GNU_SOURCE
 #include "release_mail.h"
 

@@ -1,3 +1,7 @@
+/*
+ * A growing text buffer with JSON quoting (strbuf.h). On allocation failure it
+ * marks the buffer failed; it must never write past its end.
+ */
 #include "strbuf.h"
 
 #include <stdarg.h>

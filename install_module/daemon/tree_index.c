@@ -1,3 +1,7 @@
+/*
+ * Writes a module's indexes (checksum files, LATEST-IS, cache.json), all
+ * derived from the tree (tree_index.h). It must never change a release file.
+ */
 #define _GNU_SOURCE
 #include "tree_index.h"
 
@@ -11,6 +15,7 @@
 
 #include <openssl/evp.h>
 
+#include "hex.h"
 #include "safefile.h"
 #include "strbuf.h"
 #include "text.h"
@@ -38,14 +43,12 @@ int tree_write_sha256sum(int dir_fd, const char *module, const char *version,
 
 int tree_hash_fd(int fd, char hex[65], struct pst_err *e)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char buf[65536];
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	ssize_t n;
 	off_t off = 0;
-	unsigned i;
 	int ok;
 
 	if (ctx == NULL)
@@ -65,11 +68,7 @@ int tree_hash_fd(int fd, char hex[65], struct pst_err *e)
 	EVP_MD_CTX_free(ctx);
 	if (!ok || mdlen != 32)
 		return pst_fail(e, EIO, "SHA-256 failed");
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
+	hex_lower(md, 32, hex);
 	return 0;
 }
 
@@ -213,45 +212,33 @@ static void json_formats(struct strbuf *b, const struct tree_module *m, const ch
 	strbuf_add(b, "}");
 }
 
-static void json_versions(struct strbuf *b, const struct tree_module *m, const char *module)
+/*
+ * With formats: {"<module>": {"<version>": {<formats>}, ...}}; without:
+ * {"<module>": ["<version>", ...]}. Each version once, in the scan's order.
+ */
+static void json_by_version(struct strbuf *b, const struct tree_module *m, const char *module,
+			    bool formats)
 {
 	const char *prev = NULL;
 	size_t i;
 
 	strbuf_add(b, "{");
 	strbuf_add_json(b, module);
-	strbuf_add(b, ": {");
+	strbuf_add(b, formats ? ": {" : ": [");
 	for (i = 0; i < m->n; i++) {
-		if (m->entries[i].kind != TREE_RELEASE ||
-		    (prev != NULL && strcmp(prev, m->entries[i].rn.version) == 0))
+		const char *version = m->entries[i].rn.version;
+
+		if (m->entries[i].kind != TREE_RELEASE || (prev != NULL && strcmp(prev, version) == 0))
 			continue;
 		strbuf_add(b, prev == NULL ? "" : ", ");
-		strbuf_add_json(b, m->entries[i].rn.version);
-		strbuf_add(b, ": ");
-		json_formats(b, m, m->entries[i].rn.version);
-		prev = m->entries[i].rn.version;
+		strbuf_add_json(b, version);
+		if (formats) {
+			strbuf_add(b, ": ");
+			json_formats(b, m, version);
+		}
+		prev = version;
 	}
-	strbuf_add(b, "}}");
-}
-
-static void json_version_list(struct strbuf *b, const struct tree_module *m, const char *module)
-{
-	const char *prev = NULL;
-	size_t i;
-
-	strbuf_add(b, "{");
-	strbuf_add_json(b, module);
-	strbuf_add(b, ": [");
-	for (i = 0; i < m->n; i++) {
-		if (m->entries[i].kind != TREE_RELEASE)
-			continue;
-		if (prev != NULL && strcmp(prev, m->entries[i].rn.version) == 0)
-			continue;
-		strbuf_add(b, prev == NULL ? "" : ", ");
-		strbuf_add_json(b, m->entries[i].rn.version);
-		prev = m->entries[i].rn.version;
-	}
-	strbuf_add(b, "]}");
+	strbuf_add(b, formats ? "}}" : "]}");
 }
 
 static void json_others(struct strbuf *b, const struct tree_module *m)
@@ -289,9 +276,9 @@ static int write_cache_json(int module_fd, const struct tree_module *m, const ch
 	int rc;
 
 	strbuf_add(&b, "[4, ");
-	json_versions(&b, m, module);
+	json_by_version(&b, m, module, true);
 	strbuf_add(&b, ", ");
-	json_version_list(&b, m, module);
+	json_by_version(&b, m, module, false);
 	strbuf_add(&b, ", ");
 	json_others(&b, m);
 	strbuf_add(&b, "]\n");

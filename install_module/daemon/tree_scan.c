@@ -1,3 +1,7 @@
+/*
+ * Reads what one module has in the public tree (tree_scan.h). Read only: it
+ * must never follow a symlink out of the module or change anything.
+ */
 #define _GNU_SOURCE
 #include "tree_scan.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hex.h"
 #include "safefile.h"
 
 #define CHUNK (256 * 1024)
@@ -50,7 +51,7 @@ int upload_stage(int upload_fd, int staging_fd, uint64_t max, struct upload_stag
 	unsigned char md_out[EVP_MAX_MD_SIZE];
 	unsigned char *chunk = malloc(CHUNK);
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned len = 0, i;
+	unsigned len = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -62,8 +63,8 @@ int upload_stage(int upload_fd, int staging_fd, uint64_t max, struct upload_stag
 		rc = copy_hashed(upload_fd, staging_fd, max, md, chunk, out, e);
 	if (rc == 0 && (EVP_DigestFinal_ex(md, md_out, &len) != 1 || len != 32))
 		rc = pst_fail(e, EIO, "SHA-256 failed");
-	for (i = 0; rc == 0 && i < len; i++)
-		snprintf(out->sha256 + 2 * i, 3, "%02x", md_out[i]);
+	if (rc == 0)
+		hex_lower(md_out, len, out->sha256);
 	EVP_MD_CTX_free(md);
 	free(chunk);
 	return rc;

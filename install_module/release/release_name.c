@@ -13,11 +13,13 @@
 
 #define NUMBER_DIGITS_MAX 9
 
-static const struct {
+struct compression {
 	enum release_compression c;
 	const char *suffix;
 	const char *name;
-} compressions[] = {
+};
+
+static const struct compression compressions[] = {
 	{ RELEASE_XZ, "tar.xz", "xz" },
 	{ RELEASE_GZ, "tar.gz", "gzip" },
 	{ RELEASE_BZ2, "tar.bz2", "bzip2" },
@@ -31,24 +33,28 @@ static const char *const words[] = { "alpha", "beta", "rc" };
 
 #define N_WORDS (sizeof(words) / sizeof(words[0]))
 
-const char *release_compression_suffix(enum release_compression c)
+static const struct compression *compression_of(enum release_compression c)
 {
 	size_t i;
 
 	for (i = 0; i < N_COMPRESSIONS; i++)
 		if (compressions[i].c == c)
-			return compressions[i].suffix;
-	return "tar";
+			return &compressions[i];
+	return NULL;
+}
+
+const char *release_compression_suffix(enum release_compression c)
+{
+	const struct compression *k = compression_of(c);
+
+	return k != NULL ? k->suffix : "tar";
 }
 
 const char *release_compression_name(enum release_compression c)
 {
-	size_t i;
+	const struct compression *k = compression_of(c);
 
-	for (i = 0; i < N_COMPRESSIONS; i++)
-		if (compressions[i].c == c)
-			return compressions[i].name;
-	return "unknown";
+	return k != NULL ? k->name : "unknown";
 }
 
 /* One dot-separated part of a version: a number or a pre-release word. */

@@ -46,10 +46,8 @@
 #include "errmsg.h"
 #include "text.h"
 
-#define RELEASE_VERSION_MAX 64
+/* RELEASE_VERSION_MAX and RELEASE_FILE_MAX: postern_limits.h. */
 #define RELEASE_VERSION_PARTS 8
-/* Longest "<module>-<version>.tar.<ext>" we accept, without the NUL. */
-#define RELEASE_FILE_MAX (NAME_MODULE_MAX + 1 + RELEASE_VERSION_MAX + 8)
 /* Room for "MAJOR.MINOR" with two 9-digit numbers, plus the NUL. */
 #define RELEASE_DIR_MAX 20
 

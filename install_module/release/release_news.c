@@ -15,13 +15,14 @@ void release_news_excerpt(const char *buf, size_t len, char *out)
 		seq = utf8_seq_len((const unsigned char *)buf + i, len - i);
 		if (seq == 0 || buf[i] == '\0')
 			break;
-		if (seq == 1 && ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) &&
-		    buf[i] != '\n' && buf[i] != '\t')
-			out[o] = '?';
-		else
+		if (utf8_seq_is_control((const unsigned char *)buf + i, seq) &&
+		    buf[i] != '\n' && buf[i] != '\t') {
+			out[o++] = '?';
+		} else {
 			memcpy(out + o, buf + i, seq);
+			o += seq;
+		}
 		lines += buf[i] == '\n';
-		o += seq;
 		i += seq;
 	}
 	out[o] = '\0';

@@ -16,9 +16,9 @@
  * Whole lines of buf, at most RELEASE_NEWS_LINES of them and at most
  * RELEASE_NEWS_MAX bytes (len beyond that is ignored), into out (room for
  * RELEASE_NEWS_MAX + 1 bytes, NUL-terminated). It ends at a NUL or invalid
- * UTF-8, and control characters other than newline and tab become '?' so
- * the mail body cannot carry terminal escapes. Cleaning a clean excerpt
- * again changes nothing.
+ * UTF-8, and control characters (str_has_control's rule: C0, DEL, C1) other
+ * than newline and tab become one '?' each, so the mail body cannot carry
+ * terminal escapes. Cleaning a clean excerpt again changes nothing.
  */
 void release_news_excerpt(const char *buf, size_t len, char *out);
 

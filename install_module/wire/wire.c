@@ -1,3 +1,7 @@
+/*
+ * Encodes and checks the shell <-> daemon messages (wire.h). Pure: it must never
+ * accept a request whose every field it has not checked.
+ */
 #include "wire.h"
 
 #include <errno.h>
@@ -35,26 +39,12 @@ static bool chars_in(const char *s, const char *allowed)
 	return s[strspn(s, allowed)] == '\0';
 }
 
-/* Printable UTF-8 without C0/DEL controls: safe to show and to log. */
-static bool text_printable(const char *s)
-{
-	const unsigned char *p;
-
-	if (!utf8_valid(s, strlen(s)))
-		return false;
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			return false;
-	}
-	return true;
-}
-
 static int check_name(const struct wire_request *r, struct pst_err *e)
 {
 	switch (r->op) {
 	case WIRE_OP_INSTALL:
 	case WIRE_OP_DELETE:
-		if (!sf_is_component(r->name) || !text_printable(r->name))
+		if (!sf_is_component(r->name) || !str_is_printable(r->name))
 			return pst_fail(e, EPROTO, "the file name is not a plain printable file name");
 		return 0;
 	case WIRE_OP_LIST_MODULE:

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "errmsg.h"
+#include "postern_limits.h"
 
 #define WIRE_MAGIC "PSTN"
 #define WIRE_VERSION 1
@@ -50,7 +51,7 @@ enum wire_op {
 struct wire_request {
 	enum wire_op op;
 	unsigned flags;
-	char name[256];
+	char name[INCOMING_NAME_MAX + 1];
 	char from[64];
 	char port[8];
 	char sid[20];

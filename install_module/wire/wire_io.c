@@ -1,3 +1,7 @@
+/*
+ * Moves wire.h messages over the Unix socket, with the upload's fd (wire_io.h).
+ * It must never keep an fd it did not expect: extra ones are closed.
+ */
 #define _GNU_SOURCE
 #include "wire_io.h"
 

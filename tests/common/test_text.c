@@ -5,6 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hex.h"
 #include "text.h"
 
 static void test_utf8_accepts_valid(void **state)
@@ -94,6 +95,61 @@ static void test_str_copy(void **state)
 	assert_false(str_is_digits(""));
 }
 
+static void test_control_c0_and_del(void **state)
+{
+	(void)state;
+	assert_false(str_has_control(""));
+	assert_false(str_has_control("gtk-4.14.0.tar.xz"));
+	assert_true(str_has_control("a\x01"));
+	assert_true(str_has_control("a\tb"));
+	assert_true(str_has_control("a\n"));
+	assert_true(str_has_control("\x1b[31m"));
+	assert_true(str_has_control("\x1f"));
+	assert_false(str_has_control(" ~"));
+	assert_true(str_has_control("a\x7f"));
+}
+
+static void test_control_c1_in_utf8(void **state)
+{
+	(void)state;
+	assert_true(str_has_control("a\xc2\x80"));       /* U+0080 */
+	assert_true(str_has_control("a\xc2\x85" "b"));      /* NEL */
+	assert_true(str_has_control("\xc2\x9b" "31m"));  /* CSI */
+	assert_true(str_has_control("a\xc2\x9f"));       /* U+009F */
+	assert_false(str_has_control("a\xc2\xa0"));      /* NBSP: printable */
+	assert_false(str_has_control("G\xc3\xb6llnitz"));
+	assert_false(str_has_control("\xe2\x80\x85"));   /* U+2005: its last bytes are not C1 */
+	assert_false(str_has_control("\xf0\x9f\x98\x80"));
+}
+
+static void test_control_c1_as_stray_bytes(void **state)
+{
+	(void)state;
+	assert_true(str_has_control("a\x80"));
+	assert_true(str_has_control("a\x9b" "31m"));
+	assert_true(str_has_control("\x9f"));
+	assert_true(str_has_control("\xc3\x85\x85"));   /* U+00C5, then a stray 0x85 */
+	assert_false(str_has_control("a\xa0"));         /* stray, invalid, but not a control */
+	assert_false(str_has_control("a\xff"));
+	/* invalid UTF-8 without controls: not a control, but not printable either */
+	assert_false(str_is_printable("a\xa0"));
+	assert_false(str_is_printable("a\x85"));
+}
+
+static void test_hex_lower(void **state)
+{
+	static const unsigned char bytes[] = { 0x00, 0x0f, 0xa5, 0xff };
+	char out[2 * sizeof(bytes) + 2];
+
+	(void)state;
+	memset(out, 'x', sizeof(out));
+	hex_lower(bytes, sizeof(bytes), out);
+	assert_string_equal(out, "000fa5ff");
+	assert_int_equal(out[sizeof(out) - 1], 'x');   /* nothing written past 2n + 1 */
+	hex_lower(bytes, 0, out);
+	assert_string_equal(out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +159,10 @@ int main(void)
 		cmocka_unit_test(test_module_name_length),
 		cmocka_unit_test(test_user_names),
 		cmocka_unit_test(test_str_copy),
+		cmocka_unit_test(test_control_c0_and_del),
+		cmocka_unit_test(test_control_c1_in_utf8),
+		cmocka_unit_test(test_control_c1_as_stray_bytes),
+		cmocka_unit_test(test_hex_lower),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

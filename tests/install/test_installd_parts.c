@@ -71,6 +71,10 @@ static void test_wire_refusals(void **state)
 	assert_true(len > 0);
 	buf[WIRE_HEADER_LEN] = '\n';     /* a control character in the name */
 	assert_int_equal(wire_request_decode(buf, len, &r, &e), -EPROTO);
+	buf[WIRE_HEADER_LEN] = 'g';
+	memcpy(buf + WIRE_HEADER_LEN + 1, "\xc2\x85", 2);   /* "g<NEL>-1.0.tar.xz": a C1 control */
+	assert_int_equal(wire_request_decode(buf, len, &r, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "not a plain printable file name"));
 	request(&r, WIRE_OP_DELETE, 0, "gtk-1.0.tar.xz");
 	len = wire_request_encode(&r, buf, sizeof(buf));
 	buf[5] = 9;                      /* unknown op */

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "release_name.h"
+#include "release_news.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -268,6 +269,19 @@ static void test_compression_names(void **state)
 	assert_string_equal(release_compression_name(RELEASE_BZ2), "bzip2");
 }
 
+/* Every control character but newline and tab becomes one '?': C0, DEL and C1 (as UTF-8). */
+static void test_news_controls(void **state)
+{
+	static const char news[] = "1.0\tok\n\x1b[2J x\x7f y\xc2\x9b" "2J z\xc2\x85" "caf\xc3\xa9\xc2\xa0\n";
+	char out[RELEASE_NEWS_MAX + 1], again[RELEASE_NEWS_MAX + 1];
+
+	(void)state;
+	release_news_excerpt(news, strlen(news), out);
+	assert_string_equal(out, "1.0\tok\n?[2J x? y?2J z?caf\xc3\xa9\xc2\xa0\n");
+	release_news_excerpt(out, strlen(out), again);
+	assert_string_equal(again, out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_dirs),
 		cmocka_unit_test(test_dir_refusals),
 		cmocka_unit_test(test_compression_names),
+		cmocka_unit_test(test_news_controls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

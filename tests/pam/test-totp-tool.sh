@@ -13,7 +13,7 @@ pam_test_enter PTTOOL_INSIDE "$@"
 scratch_new
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
-for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8 pttotp9 pttotp10 pttotp11; do acct_user "$u" -M -N; done
+for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8 pttotp9 pttotp10 pttotp11 pttotp13; do acct_user "$u" -M -N; done
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 mkdir -m 0755 "$T/state"
 S=$T/state/totp
@@ -168,6 +168,31 @@ totp import-oath "$T/nul.oath" >"$T/nul.out" 2>"$T/nul.err"
 check "import-oath: a file with a NUL byte is refused" test $? != 0
 check "import-oath: the NUL byte's line is named" grep -q 'nul.oath:2: a NUL byte' "$T/nul.err"
 check "import-oath: nothing imported from a file with a NUL byte" \
+	bash -c "test ! -e '$S/pttotp7' && test ! -e '$S/pttotp3'"
+
+# --- the issuer is shown by the app: no control character, C1 included
+totp enroll --no-verify --issuer "$(printf 'ACME\xc2\x9b2J')" pttotp13 >/dev/null 2>"$T/iss.err"
+rc=$?
+check "enroll --issuer with a C1 control (CSI): refused, nothing written" \
+	bash -c "test $rc = 1 && grep -q -- '--issuer must be' '$T/iss.err' && test ! -e '$S/pttotp13'"
+
+# --- GNU option order: options may follow the operand, -- ends options
+totp enroll pttotp13 --no-verify --format uri >"$T/gnu.out" 2>"$T/gnu.err"
+check "enroll USER --no-verify --format uri: options after the operand are accepted" \
+	bash -c "test -f '$S/pttotp13' && grep -q '^otpauth://' '$T/gnu.out' && ! test -s '$T/gnu.err'"
+totp status -- pttotp13 >"$T/gnu.status"
+check "status -- USER: -- ends options" grep -q '^enrolled: yes' "$T/gnu.status"
+totp enroll --no-verify -- -x >/dev/null 2>"$T/gnu.err"
+check "enroll -- -x: -x is taken as the user name, not an option" grep -q "'-x' is not a valid user name" "$T/gnu.err"
+totp status -x >/dev/null 2>"$T/gnu.err"
+rc=$?
+check "status -x: an unknown option is refused" bash -c "test $rc = 1 && grep -q 'status: see postern-totp --help' '$T/gnu.err'"
+cp "$T/nul.oath" "$T/-nul.oath"
+(cd "$T" && "$TOTP" -S "$S" import-oath -- -nul.oath) >/dev/null 2>"$T/gnu.err"
+check "import-oath -- -FILE: the file named -nul.oath is read" grep -q -- '-nul.oath:2: a NUL byte' "$T/gnu.err"
+(cd "$T" && "$TOTP" -S "$S" import-oath -nul.oath) >/dev/null 2>"$T/gnu.err"
+check "import-oath -FILE without --: refused as an unknown option" grep -q 'import-oath: see postern-totp --help' "$T/gnu.err"
+check "import-oath with -- and without: nothing imported" \
 	bash -c "test ! -e '$S/pttotp7' && test ! -e '$S/pttotp3'"
 
 # --- -C: paths.state and paths.incoming from the policy file

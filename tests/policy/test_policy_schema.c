@@ -214,6 +214,8 @@ static const struct bad bad_inputs[] = {
 	{ "doap_sources: [/a, b]\n", "p.yaml:1:20: doap_sources: 'b' is not an absolute path" },
 	{ "doap_modules: \"/a\\nb\"\n",
 	  "p.yaml:1:15: doap_modules: control characters are not allowed" },
+	{ "doap_modules: \"/a\\x85b\"\n",
+	  "p.yaml:1:15: doap_modules: control characters are not allowed" },
 	{ "doap_modules: \"/a\\0b\"\n", "p.yaml:1:15: NUL bytes are not allowed" },
 	{ "a: &x /a\ndoap_modules: *x\n", "p.yaml:1:4: anchors and aliases are not allowed" },
 	{ "doap_modules: !!str /a\n", "p.yaml:1:15: tags are not allowed" },
