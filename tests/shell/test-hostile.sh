@@ -12,15 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/shell/lib-shell.sh
 . "$here/lib-shell.sh"
 
-if [ -z "${SHELL_INSIDE:-}" ]; then
-	shell_outer "$0" "$1" "$2" "$3" "$4" "$5"
-fi
-
-shell_setup "$1" "$2"
+shell_test_start "$0" "$@"
 PRELOAD_SRC=$3
 CORPUS=$4
-EXPECT="$ROOT/expect"
-: >"$EXPECT"
 PORT=20000
 
 # run_case NAME WANT_STATUS WANT_MESSAGE [VAR=value...] -- ARGV...
@@ -179,5 +173,4 @@ rm -f /etc/postern/postern.yaml
 run_case "missing policy: refused" 1 "the release policy cannot be loaded" -- "$SH" -c list
 shell_write_config
 
-echo "$TAP_N" >"$ROOT/count"
-exit "$TAP_FAILED"
+shell_test_end

@@ -12,13 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/shell/lib-shell.sh
 . "$here/lib-shell.sh"
 
-if [ -z "${SHELL_INSIDE:-}" ]; then
-	shell_outer "$0" "$1" "$2" "$3"
-fi
-
-shell_setup "$1" "$2"
-EXPECT="$ROOT/expect"
-: >"$EXPECT"
+shell_test_start "$0" "$@"
 PORT=21000
 DOAP=/etc/postern/doap-modules.yaml
 UPLOAD="rsync --server -vlogDtpre.iLsfxCIvu . hello-1.0.tar.xz"
@@ -85,5 +79,4 @@ chmod 0666 "$DOAP"
 run "group/other-writable list: help is refused" 1 "the release policy cannot be loaded" "help"
 expect_record "$PORT" "event=policy_error .*too open"
 
-echo "$TAP_N" >"$ROOT/count"
-exit "$TAP_FAILED"
+shell_test_end

@@ -12,13 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/shell/lib-shell.sh
 . "$here/lib-shell.sh"
 
-if [ -z "${SHELL_INSIDE:-}" ]; then
-	shell_outer "$0" "$1" "$2" "$3"
-fi
-
-shell_setup "$1" "$2"
-EXPECT="$ROOT/expect"
-: >"$EXPECT"
+shell_test_start "$0" "$@"
 PORT=30000
 SRC="$ROOT/src"
 install -d -m 0755 "$SRC" "$ROOT/pulled"
@@ -274,5 +268,4 @@ else
 fi
 shell_write_config
 
-echo "$TAP_N" >"$ROOT/count"
-exit "$TAP_FAILED"
+shell_test_end
