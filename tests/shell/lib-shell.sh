@@ -50,6 +50,8 @@ shell_setup() {
 	: >"$EXPECT"
 }
 
+# shell_write_config [YAML]: /etc/postern/postern.yaml with the test's
+# paths, then YAML (by default: the test user maintains gtk).
 shell_write_config() {
 	install -d -m 0755 /etc/postern
 	cat >/etc/postern/postern.yaml <<YAML
@@ -58,11 +60,22 @@ paths:
   tree: $ROOT/pub
   state: $ROOT/state
   socket: $ROOT/installd.sock
-modules:
+${1:-modules:
   gtk:
-    maintainers: [$SHELL_USER]
+    maintainers: [$SHELL_USER]}
 YAML
 	chmod 0644 /etc/postern/postern.yaml
+}
+
+# shell_env_canaries: what the environment tests point variables at, each
+# leaving a file in $CANARY if it ever runs: $ROOT/evil.sh, a Python
+# sitecustomize in $ROOT/evilpy, and an empty $ROOT/evilbin for the test's
+# own decoys.
+shell_env_canaries() {
+	printf '#!/bin/sh\ntouch %s/hit-env\n' "$CANARY" >"$ROOT/evil.sh"
+	chmod 0755 "$ROOT/evil.sh"
+	install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
+	echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
 }
 
 # as_user [VAR=value...] -- ARGV...: run ARGV as the test user with exactly

@@ -110,12 +110,7 @@ run_case "postern-shell as login shell and as ForceCommand: refused (a path)" 1 
 	"SSH_ORIGINAL_COMMAND=help" -- "$SH" -c "$SH"
 
 # --- the environment ------------------------------------------------------
-cat >"$ROOT/evil.sh" <<EVIL
-touch $CANARY/hit-env
-EVIL
-chmod 0755 "$ROOT/evil.sh"
-install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
-echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
+shell_env_canaries
 printf '#!/bin/sh\ntouch %s/hit-path\n' "$CANARY" >"$ROOT/evilbin/help"
 chmod 0755 "$ROOT/evilbin/help"
 install -d -m 0755 "$ROOT/preload" && install -d -m 0777 "$ROOT/preload/hits"

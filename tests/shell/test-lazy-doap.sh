@@ -17,19 +17,12 @@ PORT=21000
 DOAP=/etc/postern/doap-modules.yaml
 UPLOAD="rsync --server -vlogDtpre.iLsfxCIvu . hello-1.0.tar.xz"
 
-cat >/etc/postern/postern.yaml <<YAML
-paths:
-  incoming: $INCOMING
-  tree: $ROOT/pub
-  state: $ROOT/state
-  socket: $ROOT/installd.sock
-doap_modules: $DOAP
+shell_write_config "doap_modules: $DOAP
 modules:
   gnome-common:
-    open: true
-YAML
+    open: true"
 printf 'modules:\n  gtk:\n    source: gtk.doap\n    maintainers: [%s]\n' "$SHELL_USER" >"$DOAP"
-chmod 0644 /etc/postern/postern.yaml "$DOAP"
+chmod 0644 "$DOAP"
 
 # run NAME WANT_STATUS WANT_STDERR_RE COMMAND: as the user, its own port;
 # nothing may appear in incoming or anywhere else the user can write.

@@ -158,13 +158,7 @@ check "push over an existing upload: the first upload is kept (rrsync -no-overwr
 	cmp -s "$ROOT/hello.orig" "$MYIN/hello-1.0.tar.xz"
 
 # The environment sshd hands over never reaches rrsync or rsync.
-cat >"$ROOT/evil.sh" <<EVIL
-#!/bin/sh
-touch $CANARY/hit-env
-EVIL
-chmod 0755 "$ROOT/evil.sh"
-install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
-echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
+shell_env_canaries
 cp "$ROOT/evil.sh" "$ROOT/evilbin/rsync"
 cp "$ROOT/evil.sh" "$ROOT/evilbin/python3"
 i=0
