@@ -148,16 +148,47 @@ check_daemon_user() {
 # connection would otherwise outlive the test.
 stop_daemon() {
 	if [ -n "${CHECKER_PID:-}" ]; then
-		kill $(pgrep -P "$CHECKER_PID") "$CHECKER_PID" 2>/dev/null || true
-		wait "$CHECKER_PID" 2>/dev/null || true
+		stop_tree "$CHECKER_PID"
 		CHECKER_PID=
 	fi
 	if [ -n "${DAEMON_PID:-}" ]; then
-		# Under nolog the daemon is syslog-capture's child.
-		kill $(pgrep -P "$DAEMON_PID") "$DAEMON_PID" 2>/dev/null || true
-		wait "$DAEMON_PID" 2>/dev/null || true
+		stop_tree "$DAEMON_PID"
 		DAEMON_PID=
 	fi
+}
+
+# stop_tree PID: PID and every process below it, until they are gone.
+# Under nolog the daemon is syslog-capture's grandchild (the background
+# subshell, syslog-capture, the daemon), and syslog-capture forwards no
+# signal: killing the first two alone left the daemon running.
+stop_tree() {
+	local pids
+	pids="$(tree_pids "$1") $1"
+	# shellcheck disable=SC2086 # a list of pids
+	kill $pids 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+	for _ in $(seq 100); do
+		# shellcheck disable=SC2086
+		any_alive $pids || return 0
+		sleep 0.05
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null || true
+}
+
+any_alive() {
+	local p
+	for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done
+	return 1
+}
+
+# tree_pids PID: the processes below PID, deepest first.
+tree_pids() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		tree_pids "$c"
+		echo "$c"
+	done
 }
 
 install_debs() {
