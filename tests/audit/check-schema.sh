@@ -8,13 +8,13 @@
 # "Common fields" table.
 set -u
 audit=$1 doc=$2
-echo "1..3"
+. "$(dirname "$0")/../common/tap.sh"
 doc_rows=$(sed -n 's/^| `\([a-z_]*\)` | \([^|]*\) |.*/\1	\2/p' "$doc" | sed -n '/^[a-z_]*	/p' | grep -v -E '^(event|user|from|port|sid)	' )
 tool_rows=$("$audit" --list-events)
 if [ "$(printf '%s\n' "$doc_rows" | cut -f1 | sort)" = "$(printf '%s\n' "$tool_rows" | cut -d' ' -f1 | sort)" ]; then
-	echo "ok 1 - docs/AUDIT.md and postern-audit know the same events"
+	ok "docs/AUDIT.md and postern-audit know the same events"
 else
-	echo "not ok 1 - event lists differ"
+	not_ok "event lists differ"
 	diff <(printf '%s\n' "$doc_rows" | cut -f1 | sort) <(printf '%s\n' "$tool_rows" | cut -d' ' -f1 | sort) | sed 's/^/# /'
 fi
 bad=""
@@ -26,16 +26,17 @@ while read -r event programs; do
 	done
 done <<<"$tool_rows"
 if [ -z "$bad" ]; then
-	echo "ok 2 - every accepted emitter is the one docs/AUDIT.md names"
+	ok "every accepted emitter is the one docs/AUDIT.md names"
 else
-	echo "not ok 2 - emitters not in docs/AUDIT.md:$bad"
+	not_ok "emitters not in docs/AUDIT.md:$bad"
 fi
 src=$(dirname "$doc")/../common/audit.c
 code_keys=$(sed -n 's/.*put_field(&o, "\([a-z_]*\)".*/\1/p' "$src" | sort -u)
 doc_keys=$(sed -n '/^## Common fields/,/^## /p' "$doc" | sed -n 's/^| \(`[a-z_]*`\(, `[a-z_]*`\)*\) |.*/\1/p' | tr -d '`' | tr ',' '\n' | tr -d ' ' | sort -u)
 missing=$(comm -23 <(printf '%s\n' "$code_keys") <(printf '%s\n' "$doc_keys") | tr '\n' ' ')
 if [ -n "$code_keys" ] && [ -z "$missing" ]; then
-	echo "ok 3 - every session field common/audit.c writes is in docs/AUDIT.md's Common fields"
+	ok "every session field common/audit.c writes is in docs/AUDIT.md's Common fields"
 else
-	echo "not ok 3 - session fields written but not documented: ${missing:-(none found in $src)}"
+	not_ok "session fields written but not documented: ${missing:-(none found in $src)}"
 fi
+finish

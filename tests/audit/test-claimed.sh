@@ -8,10 +8,8 @@
 # joins no other program's records that way. No root needed.
 set -u
 audit=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
+audit_work
 
 ssh=6f11660f5822bf26 own=0123456789abcdef
 cat >"$work/trail.log" <<LOG
@@ -35,5 +33,4 @@ import json, sys
 r = [json.loads(l)["record"] for l in sys.stdin][1]
 sys.exit(not (r["from"] == "local" and r["client_from"] == "192.0.2.7" and r["peer_uid"] == "1001"))'
 result $? "--json keeps the record as written: from=local, client_from, peer_uid"
-echo "1..$n"
-exit $failed
+finish

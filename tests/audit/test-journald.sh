@@ -10,27 +10,17 @@
 # fills _UID: the forgeries must be refused, everything else verified.
 set -u
 audit=$1 gen=$(readlink -f "$2") private_etc=$3 src=$4
+. "$(dirname "$0")/lib.sh"
 journald=/lib/systemd/systemd-journald
-if [ "$(id -u)" != 0 ] || [ ! -x "$journald" ]; then
-	echo "1..0 # SKIP needs root and systemd-journald"
-	exit 0
-fi
-work=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-chmod 755 "$work"
+[ "$(id -u)" = 0 ] && [ -x "$journald" ] || skip_all "needs root and systemd-journald"
+audit_work
 
 cat >"$work/inside.sh" <<'INSIDE'
 set -eu
 gen=$1 work=$2 journald=$3
 . "$4"
-mount -t tmpfs -o mode=0755 audit-run /run
-mkdir "$work/dev"
-mount -t tmpfs -o mode=0755 audit-dev "$work/dev"
-for d in null zero full random urandom tty; do
-	touch "$work/dev/$d"
-	mount --bind "/dev/$d" "$work/dev/$d"
-done
-mount --move "$work/dev" /dev
+. "$5"
+audit_private_run_dev "$work"
 "$journald" >"$work/journald.log" 2>&1 &
 jpid=$!
 for _ in $(seq 100); do [ -S /run/systemd/journal/dev-log ] && break; sleep 0.05; done
@@ -58,7 +48,7 @@ INSIDE
 cat >"$work/check.sh" <<'CHECK'
 set -u
 audit=$1 gen=$2 work=$3 src=$4 accounts=$5
-bash "$work/inside.sh" "$gen" "$work" /lib/systemd/systemd-journald "$accounts" || exit 1
+bash "$work/inside.sh" "$gen" "$work" /lib/systemd/systemd-journald "$accounts" "$src/lib.sh" || exit 1
 { cat "$src/data/gen-trail.expected"; echo "suspicious 3"; echo "option --shell-exe=$gen"; } >"$work/expected"
 POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$work/journal.json" "$work/expected" >"$work/check.tap" 2>&1
 echo $? >"$work/check.rc"
@@ -67,8 +57,6 @@ echo $? >"$work/audit.rc"
 CHECK
 "$private_etc" bash "$work/check.sh" "$audit" "$gen" "$work" "$src" "$(dirname "$private_etc")/lib-accounts.sh"
 
-n=0 failed=0
-result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
 test -s "$work/journal.json"
 result $? "a real journald recorded the day"
 [ -s "$work/journal.json" ] || sed 's/^/# /' "$work/journald.log"
@@ -80,5 +68,4 @@ result $? "all 20 records verified by their sender uid"
 test "$(grep -c 'forged: sent by uid' "$work/suspicious.txt")" = 3 -a "$(cat "$work/audit.rc")" = 2
 result $? "the 3 logger forgeries are named as forged, exit 2"
 [ $failed = 0 ] || sed 's/^/# /' "$work/suspicious.txt"
-echo "1..$n"
-exit $failed
+finish

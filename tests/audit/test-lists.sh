@@ -7,10 +7,8 @@
 # or one in a cut record, is given as null. No root needed.
 set -u
 audit=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
+audit_work
 
 head='Dec  3 06:57:00 vm postern-shell[23616]: event=upload_done user=ptau-alice from=127.0.0.1 port=34674 sid=c3062d2c50d14089 status=ok exit=0'
 cat >"$work/trail.log" <<LOG
@@ -43,5 +41,4 @@ WANT
 diff "$work/want" "$work/lists" >"$work/diff"
 result $? "each record's files list, exactly (one file 'a,b' is not 'a' and 'b')"
 [ -s "$work/diff" ] && sed 's/^/# /' "$work/diff"
-echo "1..$n"
-exit $failed
+finish

@@ -6,10 +6,8 @@
 # alone and with forged and malformed lines mixed in. No root needed.
 set -u
 audit=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
+audit_work
 log=$src/data/real-e2e.log
 
 POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$log" "$src/data/real-e2e.expected" >"$work/real.tap" 2>&1
@@ -83,5 +81,4 @@ POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$work/mixed.log" "$work/mixed.ex
 result $? "the same reconstruction with 12 hostile lines mixed in"
 [ $failed = 0 ] || sed 's/^/# /' "$work/mixed.tap"
 
-echo "1..$n"
-exit $failed
+finish

@@ -9,13 +9,9 @@
 # same rsyslogd, which escapes their raw control characters as #ooo.
 set -u
 audit=$1 gen=$(readlink -f "$2") private_etc=$3 src=$4
-if [ "$(id -u)" != 0 ] || ! command -v rsyslogd >/dev/null; then
-	echo "1..0 # SKIP needs root and rsyslogd"
-	exit 0
-fi
-work=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-chmod 755 "$work"
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] && command -v rsyslogd >/dev/null || skip_all "needs root and rsyslogd"
+audit_work
 layouts="RSYSLOG_TraditionalFileFormat RSYSLOG_FileFormat RSYSLOG_SyslogProtocol23Format"
 mkdir "$work/spool"
 {
@@ -31,14 +27,8 @@ cat >"$work/inside.sh" <<'INSIDE'
 set -eu
 gen=$1 work=$2
 . "$3"
-mount -t tmpfs -o mode=0755 audit-run /run
-mkdir "$work/dev"
-mount -t tmpfs -o mode=0755 audit-dev "$work/dev"
-for d in null zero full random urandom tty; do
-	touch "$work/dev/$d"
-	mount --bind "/dev/$d" "$work/dev/$d"
-done
-mount --move "$work/dev" /dev
+. "$4"
+audit_private_run_dev "$work"
 rsyslogd -n -f "$work/rsyslog.conf" -i "$work/rsyslogd.pid" >"$work/rsyslogd.out" 2>&1 &
 rpid=$!
 for _ in $(seq 100); do [ -S /dev/log ] && break; sleep 0.05; done
@@ -57,10 +47,8 @@ for _ in $(seq 300); do grep -qs "end of the test trail" "$work/sentinel.log" &&
 kill "$rpid"
 wait "$rpid" || true
 INSIDE
-"$private_etc" bash "$work/inside.sh" "$gen" "$work" "$(dirname "$private_etc")/lib-accounts.sh"
+"$private_etc" bash "$work/inside.sh" "$gen" "$work" "$(dirname "$private_etc")/lib-accounts.sh" "$src/lib.sh"
 
-n=0 failed=0
-result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
 { cat "$src/data/gen-trail.expected"; echo "suspicious 4"; } >"$work/expected"
 for t in $layouts; do
 	POSTERN_AUDIT=$audit "$src/check-e2e-trail.sh" "$work/$t.log" "$work/expected" >"$work/$t.tap" 2>&1
@@ -73,5 +61,4 @@ result $? "rsyslogd escaped the forged newline as #012, in one line"
 "$audit" -q "$work/RSYSLOG_TraditionalFileFormat.log" 2>&1 >/dev/null | grep -c '#012, how rsyslog writes' >"$work/n012"
 test "$(cat "$work/n012")" = 1
 result $? "postern-audit names the #012"
-echo "1..$n"
-exit $failed
+finish

@@ -9,17 +9,9 @@
 # that nothing it prints holds a control character. Needs root.
 set -u
 audit=$1 gen=$2 capture=$3 private_etc=$4 src=$5
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/# /'; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (syslog-capture, private-etc)"
-	exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root (syslog-capture, private-etc)"
+audit_work
 
 
 # 1. The release day, as syslog lines.
@@ -117,5 +109,4 @@ check "summary counts unchanged by the forgeries" test $? = 0 || sed 's/^/# /' "
 check "check-e2e-trail.sh on the journal (2 forged entries refused)" test -s "$work/journal.tap" -a "$(grep -c '^not ok' "$work/journal.tap")" = 0
 check "journal records are verified, forged ones named" sh -c "test \$(grep -c '\"verified\":true' '$work/journal.out') = 20 && test \$(grep -c 'forged: sent by uid' '$work/journal.err') = 2"
 check "--since/--until select by time" test "$(wc -l <"$work/window.out")" = 3
-echo "1..$n"
-exit $failed
+finish

@@ -18,12 +18,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export E2E_TOTP_WINDOW=10
 # shellcheck source=lib.sh
 . "$here/lib.sh"
+. "$here/../common/tap.sh"
 
 if [ "${E2E_INSIDE:-}" != 1 ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "1..0 # SKIP needs root (starts sshd, creates users in a private /etc)"
-		exit 0
-	fi
+	[ "$(id -u)" = 0 ] || skip_all "needs root (starts sshd, creates users in a private /etc)"
 	missing=$(e2e_missing_components | tr '\n' ' ')
 	if [ -n "$missing" ]; then
 		echo "Bail out! not built in $E2E_BUILD: $missing(the end-to-end test needs every component)"
@@ -53,8 +51,6 @@ set +e
 
 # --- TAP and assertions -------------------------------------------------------
 
-n=0
-failed=0
 diag() { sed 's/^/# /' >&2; }
 
 # run CMD...: status in $rc, output in $T/out and $T/err.
@@ -106,17 +102,11 @@ asked() {
 # position), SNAP (a snapshot file) and ASKED (askpass questions so far).
 case_() {
 	local desc=$1 fn=$2
-	n=$((n + 1))
 	MARK=$(e2e_log_mark)
-	SNAP=$T/snap.$n
+	SNAP=$T/snap.$((n + 1))
 	snapshot >"$SNAP"
 	ASKED=$(asked)
-	if "$fn"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
+	check "$desc" "$fn"
 }
 
 sha256() { sha256sum "$1" | cut -d' ' -f1; }
@@ -722,5 +712,4 @@ no_leftovers() {
 }
 case_ "no client or server process of the run is left over" no_leftovers
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -168,22 +168,22 @@ e2e_system_users() {
 # shell, an SSH key pair (the private half in $E2E_ROOT/client/USER.key) and
 # the public half in its authorized_keys.
 e2e_add_uploader() {
-	local user=$1 home="$E2E_ROOT/home/$1"
-	acct_user "$user" --create-home --home-dir "$home" --shell "$E2E_ROOT/bin/postern-shell" \
-		--groups uploaders
-	chmod 0755 "$home"
-	ssh-keygen -q -t ed25519 -N '' -C "$user@e2e" -f "$E2E_ROOT/client/$user.key"
-	install -d -m 0700 -o "$user" -g "$user" "$home/.ssh"
-	install -m 0600 -o "$user" -g "$user" "$E2E_ROOT/client/$user.key.pub" \
-		"$home/.ssh/authorized_keys"
+	e2e_add_keyed_user "$1" --shell "$E2E_ROOT/bin/postern-shell" --groups uploaders
 }
 
 # e2e_add_plain_user USER: an ordinary account with /bin/sh, outside the
 # uploaders group, so sshd's global rules (key only) apply: the baseline
 # that bench/e2e compares postern with.
 e2e_add_plain_user() {
+	e2e_add_keyed_user "$1" --shell /bin/sh
+}
+
+# e2e_add_keyed_user USER ACCT_USER-OPTIONS...: the account with a home of
+# its own, and a fresh key of the client's in its authorized_keys.
+e2e_add_keyed_user() {
 	local user=$1 home="$E2E_ROOT/home/$1"
-	acct_user "$user" --create-home --home-dir "$home" --shell /bin/sh
+	shift
+	acct_user "$user" --create-home --home-dir "$home" "$@"
 	chmod 0755 "$home"
 	ssh-keygen -q -t ed25519 -N '' -C "$user@e2e" -f "$E2E_ROOT/client/$user.key"
 	install -d -m 0700 -o "$user" -g "$user" "$home/.ssh"

@@ -1,5 +1,6 @@
 # Shared fixture of the postern-installd process tests (sourced, runs as root
-# inside private-etc and syslog-capture; see test-installd.sh).
+# inside private-etc and syslog-capture; see test-installd.sh), with TAP
+# from tests/common/tap.sh.
 #
 # Users: ptinst-d runs the daemon (the `postern` role); ptinst-c runs the
 # archive checker (the `postern-check` role); ptinst-m maintains ptmod and
@@ -11,7 +12,7 @@
 # the tool paths. Arguments: SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR CHECKER.
 enter_fixture() {
 	if [ -z "${PTINST_INNER:-}" ]; then
-		if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root"; exit 0; fi
+		[ "$(id -u)" = 0 ] || skip_all "needs root"
 		R=$(mktemp -d -p "$6")
 		chmod 0755 "$R"
 		export PTINST_INNER=1 R
@@ -32,14 +33,8 @@ enter_fixture() {
 	write_config
 }
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { # check DESCRIPTION COMMAND...
-	local what="$1"; shift
-	if "$@" >/dev/null 2>&1; then ok "$what"; else not_ok "$what"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
+TAP_CHECK_QUIET=1
 
 setup_users() {
 	. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"

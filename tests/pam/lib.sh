@@ -1,12 +1,7 @@
-# Shared by the PAM test scripts: TAP helpers, a root-trusted scratch dir
-# (SF_TRUSTED_PATH refuses /tmp), pam_wrapper service files and a harness
-# run that captures the audit records of exactly that run.
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-finish() { echo "1..$n"; exit "$failed"; }
+# Shared by the PAM test scripts: TAP (tests/common/tap.sh), a root-trusted
+# scratch dir (SF_TRUSTED_PATH refuses /tmp), pam_wrapper service files and
+# a harness run that captures the audit records of exactly that run.
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
 # pam_test_enter INSIDE_VAR ARGS...: refuse to run without pam_wrapper or
 # root, then re-run the calling script (once) in a throwaway /etc with no
@@ -18,10 +13,7 @@ pam_test_enter() {
 		echo "Bail out! libpam_wrapper.so not found ('$PAM_WRAPPER_LIB'): apt-get install libpam-wrapper"
 		exit 1
 	fi
-	if [ "$(id -u)" != 0 ]; then
-		echo "1..0 # SKIP needs root (root-owned store, users, private /etc)"
-		exit 0
-	fi
+	[ "$(id -u)" = 0 ] || skip_all "needs root (root-owned store, users, private /etc)"
 	if [ -z "${!inside:-}" ]; then
 		export "$inside=1"
 		# With a /dev/log of its own: without one, postern-totp refuses to
@@ -29,6 +21,18 @@ pam_test_enter() {
 		exec "$PRIVATE_ETC" "$CAPTURE" /dev/null -- "$BASH" "$0" "$@"
 	fi
 	rm -rf /etc/postern
+}
+
+# pam_test_start INSIDE_VAR MODULE HARNESS POSTERN_TOTP SYSLOG_CAPTURE
+# PRIVATE_ETC PAM_WRAPPER_LIB: what every PAM test starts with: the tool
+# paths, the private /etc (pam_test_enter), a scratch dir removed at exit
+# and lib-accounts.sh.
+pam_test_start() {
+	MODULE=$2 HARNESS=$3 TOTP=$4 CAPTURE=$5 PRIVATE_ETC=$6 PAM_WRAPPER_LIB=$7
+	pam_test_enter "$@"
+	scratch_new
+	trap 'rm -rf "$T"' EXIT
+	. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
 }
 
 # A scratch dir under /run: root-owned all the way up, unlike /tmp.

@@ -6,7 +6,9 @@
  * the code prompt with CODE (with CODE "--no-answer", the conversation
  * fails as a client that hung up would). Prints "result=<PAM code name> prompted=<n>"
  * and exits 0, so the test script decides what was expected. Run under
- * pam_wrapper (LD_PRELOAD) so SERVICE comes from PAM_WRAPPER_SERVICE_DIR.
+ * pam_wrapper (LD_PRELOAD) so SERVICE comes from PAM_WRAPPER_SERVICE_DIR;
+ * scripts/test-package runs it without, against the installed module and
+ * a service in /etc/pam.d of its private namespace.
  */
 #include <security/pam_appl.h>
 #include <stdio.h>

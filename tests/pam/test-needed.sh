@@ -4,20 +4,17 @@
 # and even sshd's own libcrypto cost the page faults of its symbol tables and
 # code (bench/totp). liboath and nettle are linked in; libcrypt is opened
 # only for a recovery code.
-echo "1..2"
-rc=0
+. "$(dirname "$0")/../common/tap.sh"
 needed=$(readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 extra=$(printf '%s\n' $needed | grep -v -x -e 'libpam\.so\.0' -e 'libc\.so\.6' -e 'libdl\.so\.2' | tr '\n' ' ')
 if [ -z "$extra" ]; then
-	echo "ok 1 - needs only libpam and libc ($needed)"
+	ok "needs only libpam and libc ($needed)"
 else
-	echo "not ok 1 - also needs: $extra"
-	rc=1
+	not_ok "also needs: $extra"
 fi
 if nm -D --undefined-only "$1" | grep -q -e ' oath_' -e ' nettle_' -e ' crypt_rn' -e '@OPENSSL_'; then
-	echo "not ok 2 - liboath, nettle, libcrypt or libcrypto symbols are left to the dynamic linker"
-	rc=1
+	not_ok "liboath, nettle, libcrypt or libcrypto symbols are left to the dynamic linker"
 else
-	echo "ok 2 - no liboath, nettle, libcrypt or libcrypto symbol is resolved at load time"
+	ok "no liboath, nettle, libcrypt or libcrypto symbol is resolved at load time"
 fi
-exit "$rc"
+finish

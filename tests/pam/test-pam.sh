@@ -4,13 +4,9 @@
 # record, and what the store looks like afterwards.
 # Args: MODULE HARNESS POSTERN_TOTP SYSLOG_CAPTURE PRIVATE_ETC PAM_WRAPPER_LIB
 set -u
-MODULE=$1 HARNESS=$2 TOTP=$3 CAPTURE=$4 PRIVATE_ETC=$5 PAM_WRAPPER_LIB=$6
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-pam_test_enter PTPAM_INSIDE "$@"
-scratch_new
-trap 'rm -rf "$T"' EXIT
-. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
+pam_test_start PTPAM_INSIDE "$@"
 for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do acct_user "$u" -M -N; done
 
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"

@@ -6,13 +6,9 @@
 # refusals — each with its audit record and what is (not) left on disk.
 # Args: MODULE HARNESS POSTERN_TOTP SYSLOG_CAPTURE PRIVATE_ETC PAM_WRAPPER_LIB
 set -u
-MODULE=$1 HARNESS=$2 TOTP=$3 CAPTURE=$4 PRIVATE_ETC=$5 PAM_WRAPPER_LIB=$6
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-pam_test_enter PTTOOL_INSIDE "$@"
-scratch_new
-trap 'rm -rf "$T"' EXIT
-. "$(dirname "$PRIVATE_ETC")/lib-accounts.sh"
+pam_test_start PTTOOL_INSIDE "$@"
 for u in pttotp1 pttotp2 pttotp3 pttotp4 pttotp5 pttotp6 pttotp7 pttotp8 pttotp9 pttotp10 pttotp11 pttotp13; do acct_user "$u" -M -N; done
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 mkdir -m 0755 "$T/state"

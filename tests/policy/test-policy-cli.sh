@@ -6,10 +6,8 @@
 # Usage: test-policy-cli.sh POSTERN_POLICY SYSLOG_CAPTURE PRIVATE_ETC WORK_BASE
 set -u
 pp="$1"; cap="$2"; pe="$3"; base="$4"
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (users, groups, root-owned config)"
-	exit 0
-fi
+. "$(dirname "$0")/../common/tap.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root (users, groups, root-owned config)"
 if [ -z "${PTPOL_IN_PRIVATE_ETC:-}" ]; then
 	exec "$pe" env PTPOL_IN_PRIVATE_ETC=1 "$0" "$@"
 fi
@@ -45,9 +43,6 @@ modules:
 EOC
 chmod 644 "$w/postern.yaml" "$w/doap-modules.yaml"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
 # expect NAME STATUS TEXT -- COMMAND...: status and a line of output must match.
 expect() {
 	local name="$1" want_rc="$2" want="$3"; shift 4
@@ -56,7 +51,7 @@ expect() {
 	if [ "$rc" = "$want_rc" ] && grep -qxF -- "$want" <<<"$out"; then
 		ok "$name"
 	else
-		nok "$name (status $rc, output: $out)"
+		not_ok "$name (status $rc, output: $out)"
 	fi
 }
 C=(-C "$w/postern.yaml")
@@ -92,7 +87,7 @@ expect "-- ends the options" 1 \
 expect "modules lists what a user may release" 0 \
 	"glib	ptpol-bob is a maintainer of glib (from glib.doap)" -- "$pp" "${C[@]}" modules ptpol-bob
 out=$("$pp" "${C[@]}" modules ptpol-bob)
-[ "$(wc -l <<<"$out")" = 2 ] && ! grep -q '^gtk' <<<"$out" && ok "modules lists nothing else" || nok "modules output: $out"
+[ "$(wc -l <<<"$out")" = 2 ] && ! grep -q '^gtk' <<<"$out" && ok "modules lists nothing else" || not_ok "modules output: $out"
 
 out=$("$pp" "${C[@]}" check 2>&1); rc=$?
 if [ "$rc" = 0 ] &&
@@ -105,13 +100,13 @@ if [ "$rc" = 0 ] &&
    ! grep -q "ptpol-bob does not exist" <<<"$out"; then
 	ok "check summary"
 else
-	nok "check summary (status $rc): $out"
+	not_ok "check summary (status $rc): $out"
 fi
 
 for cmd in check explain modules import-doap doap-configured; do
 	out=$("$pp" "$cmd" --help); rc=$?
 	[ "$rc" = 0 ] && grep -q "^usage: postern-policy \[-C FILE\] $cmd" <<<"$out" && ok "$cmd --help" ||
-		nok "$cmd --help (status $rc)"
+		not_ok "$cmd --help (status $rc)"
 done
 expect "unknown command" 1 "postern-policy: unknown command 'frobnicate'" -- "$pp" frobnicate
 expect "no doap_sources" 1 "" -- "$pp" "${C[@]}" doap-configured
@@ -124,19 +119,19 @@ log="$w/syslog"
 out=$("$cap" "$log" -- "$pp" "${C[@]}" explain matthiasc gtk 2>&1); rc=$?
 want="postern-policy: $w/postern.yaml:4:5: module gtk: unknown key 'colour'"
 [ "$rc" = 1 ] && [ "$out" = "$want" ] && ok "broken policy refuses with position" ||
-	nok "broken policy (status $rc): $out"
+	not_ok "broken policy (status $rc): $out"
 grep -q "postern-policy\[[0-9]*\]: event=policy_error user=- from=local port=- sid=[0-9a-f]* file=$w/postern.yaml error=\"$w/postern.yaml:4:5: module gtk: unknown key 'colour'\"" "$log" &&
-	[ "$(grep -c event= "$log")" = 1 ] && ok "policy_error audit record" || nok "audit: $(cat "$log")"
+	[ "$(grep -c event= "$log")" = 1 ] && ok "policy_error audit record" || not_ok "audit: $(cat "$log")"
 expect "doap-configured on a broken policy" 255 "$want" -- "$pp" "${C[@]}" doap-configured
 
 cp "$w/good.yaml" "$w/postern.yaml"
 chmod 664 "$w/postern.yaml"
 out=$("$pp" "${C[@]}" check 2>&1); rc=$?
 [ "$rc" = 1 ] && grep -q "mode 0664 is too open" <<<"$out" && ok "group-writable config refused" ||
-	nok "group-writable config (status $rc): $out"
+	not_ok "group-writable config (status $rc): $out"
 chmod 644 "$w/postern.yaml"
 chown ptpol-bob "$w/postern.yaml"
 out=$("$pp" "${C[@]}" check 2>&1); rc=$?
 [ "$rc" = 1 ] && grep -q "owned by uid $(id -u ptpol-bob), expected uid 0" <<<"$out" &&
-	ok "config not owned by root refused" || nok "foreign owner (status $rc): $out"
-echo "1..$n"
+	ok "config not owned by root refused" || not_ok "foreign owner (status $rc): $out"
+finish

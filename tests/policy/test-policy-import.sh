@@ -7,10 +7,8 @@
 # Usage: test-policy-import.sh POSTERN_POLICY SYSLOG_CAPTURE DOAP_DIR WORK_BASE
 set -u
 pp="$1"; cap="$2"; doap="$3"; base="$4"
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (root-owned generated file, private /dev/log)"
-	exit 0
-fi
+. "$(dirname "$0")/../common/tap.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root (root-owned generated file, private /dev/log)"
 w=$(mktemp -d "$base/ptpol-import-XXXXXX")
 trap 'rm -rf "$w"' EXIT
 chmod 755 "$w"
@@ -32,10 +30,9 @@ EOC
 chmod 644 "$w/postern.yaml"
 out_file="$w/state/doap-modules.yaml"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; echo "# $3" | head -c 4000; echo; fi; }
+# This file's checks are shell expressions with a diagnostic:
+# check DESCRIPTION EXPRESSION DIAGNOSTIC (tap.sh's check takes a command).
+check() { if eval "$2"; then ok "$1"; else not_ok "$1" "$3"; fi; }
 run() {    # run LOG: import with records captured into LOG; sets out, rc
 	rm -f "$1"
 	out=$(PTPOL_LEAK=secret "$cap" "$1" -- "$pp" -C "$w/postern.yaml" import-doap 2>&1); rc=$?
@@ -117,4 +114,4 @@ out=$("$cap" --log=absent "$w/log-cont" -- "$pp" -C "$w/postern.yaml" import-doa
 check "audit.on_failure: continue: import-doap goes on with one warning" '[ "$(grep -c "warning: audit records cannot be delivered" <<<"$out")" = 1 ] && grep -q ptpol-newer "$out_file" && [ -e "$w/hooklog/gtk" ]' "$rc $out"
 "$cap" "$w/log-check" -- "$pp" -C "$w/postern.yaml" check >"$w/check.out" 2>&1
 check "check says where the records go" 'grep -qF "audit records: delivered to a syslog daemon through /dev/log" "$w/check.out"' "$(cat "$w/check.out")"
-echo "1..$n"
+finish

@@ -15,6 +15,7 @@
 # run in parallel.
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
 SHELL_USER=ptsh-maint
 SHELL_CONN_HOST=192.0.2.7
@@ -45,8 +46,12 @@ shell_setup() {
 	SHELL_GID=$(id -g "$SHELL_USER")
 	install -d -m 0700 -o "$SHELL_USER" -g "$SHELL_USER" "$ROOT/home/$SHELL_USER" "$MYIN"
 	shell_write_config
+	EXPECT="$ROOT/expect"
+	: >"$EXPECT"
 }
 
+# shell_write_config [YAML]: /etc/postern/postern.yaml with the test's
+# paths, then YAML (by default: the test user maintains gtk).
 shell_write_config() {
 	install -d -m 0755 /etc/postern
 	cat >/etc/postern/postern.yaml <<YAML
@@ -55,11 +60,22 @@ paths:
   tree: $ROOT/pub
   state: $ROOT/state
   socket: $ROOT/installd.sock
-modules:
+${1:-modules:
   gtk:
-    maintainers: [$SHELL_USER]
+    maintainers: [$SHELL_USER]}
 YAML
 	chmod 0644 /etc/postern/postern.yaml
+}
+
+# shell_env_canaries: what the environment tests point variables at, each
+# leaving a file in $CANARY if it ever runs: $ROOT/evil.sh, a Python
+# sitecustomize in $ROOT/evilpy, and an empty $ROOT/evilbin for the test's
+# own decoys.
+shell_env_canaries() {
+	printf '#!/bin/sh\ntouch %s/hit-env\n' "$CANARY" >"$ROOT/evil.sh"
+	chmod 0755 "$ROOT/evil.sh"
+	install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
+	echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
 }
 
 # as_user [VAR=value...] -- ARGV...: run ARGV as the test user with exactly
@@ -83,17 +99,27 @@ incoming_state() {
 	find "$MYIN" -mindepth 1 -printf '%P %y %s %T@\n' 2>/dev/null | sort
 }
 
-# TAP
-TAP_N=0
-TAP_FAILED=0
-ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
-not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=1; echo "not ok $TAP_N - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
 
 # Audit expectations are checked after the capture has ended: each case
 # uses its own client port in SSH_CONNECTION, so its records are the lines
 # with "port=<that port>".
 expect_record() { printf '%s\t%s\n' "$1" "$2" >>"$EXPECT"; }
+
+# shell_test_start SCRIPT ARGS...: how every test of postern-shell starts.
+# Outside, shell_outer SCRIPT ARGS... (does not return); inside, with ARGS
+# now ROOT POSTERN_SHELL..., shell_setup.
+shell_test_start() {
+	local script=$1
+	shift
+	[ -n "${SHELL_INSIDE:-}" ] || shell_outer "$script" "$@"
+	shell_setup "$1" "$2"
+}
+
+# shell_test_end: the inner run hands its count and status to shell_outer.
+shell_test_end() {
+	echo "$n" >"$ROOT/count"
+	exit "$failed"
+}
 
 # shell_outer SCRIPT ARGS...: the part of a test that runs as root outside:
 # re-runs SCRIPT inside syslog-capture and private-etc (ARGS are
@@ -101,12 +127,9 @@ expect_record() { printf '%s\t%s\n' "$1" "$2" >>"$EXPECT"; }
 # trail against the "port<TAB>pattern" lines the inner run wrote to
 # $top/expect, prints the TAP plan and exits.
 shell_outer() {
-	local script=$1 port pattern rc n failed
+	local script=$1 port pattern rc
 	shift
-	if [ "$(id -u)" != 0 ]; then
-		echo "1..0 # SKIP needs root (real users, private /etc, syslog capture)"
-		exit 0
-	fi
+	[ "$(id -u)" = 0 ] || skip_all "needs root (real users, private /etc, syslog capture)"
 	SYSLOG_CAPTURE=$1 PRIVATE_ETC=$2
 	shift 2
 	top=$(mktemp -d /run/postern-test-shell-XXXXXX)
@@ -116,18 +139,14 @@ shell_outer() {
 	(shell_reexec "$top/log" "$script" "$top" "$@")
 	rc=$?
 	n=$(cat "$top/count" 2>/dev/null || echo 0)
-	failed=$rc
+	[ "$rc" = 0 ] || failed=1
 	# The audit trail, now that the capture is complete.
 	while IFS=$'\t' read -r port pattern; do
-		n=$((n + 1))
 		if grep " port=$port " "$top/log" | grep -qE -- "$pattern"; then
-			echo "ok $n - audit: port $port: $pattern"
+			ok "audit: port $port: $pattern"
 		else
-			echo "not ok $n - audit: port $port: $pattern"
-			grep " port=$port " "$top/log" | sed 's/^/# /'
-			failed=1
+			not_ok "audit: port $port: $pattern" "$(grep " port=$port " "$top/log")"
 		fi
 	done <"$top/expect"
-	echo "1..$n"
-	exit "$failed"
+	finish
 }

@@ -12,15 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/shell/lib-shell.sh
 . "$here/lib-shell.sh"
 
-if [ -z "${SHELL_INSIDE:-}" ]; then
-	shell_outer "$0" "$1" "$2" "$3" "$4" "$5"
-fi
-
-shell_setup "$1" "$2"
+shell_test_start "$0" "$@"
 PRELOAD_SRC=$3
 CORPUS=$4
-EXPECT="$ROOT/expect"
-: >"$EXPECT"
 PORT=20000
 
 # run_case NAME WANT_STATUS WANT_MESSAGE [VAR=value...] -- ARGV...
@@ -116,12 +110,7 @@ run_case "postern-shell as login shell and as ForceCommand: refused (a path)" 1 
 	"SSH_ORIGINAL_COMMAND=help" -- "$SH" -c "$SH"
 
 # --- the environment ------------------------------------------------------
-cat >"$ROOT/evil.sh" <<EVIL
-touch $CANARY/hit-env
-EVIL
-chmod 0755 "$ROOT/evil.sh"
-install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
-echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
+shell_env_canaries
 printf '#!/bin/sh\ntouch %s/hit-path\n' "$CANARY" >"$ROOT/evilbin/help"
 chmod 0755 "$ROOT/evilbin/help"
 install -d -m 0755 "$ROOT/preload" && install -d -m 0777 "$ROOT/preload/hits"
@@ -179,5 +168,4 @@ rm -f /etc/postern/postern.yaml
 run_case "missing policy: refused" 1 "the release policy cannot be loaded" -- "$SH" -c list
 shell_write_config
 
-echo "$TAP_N" >"$ROOT/count"
-exit "$TAP_FAILED"
+shell_test_end

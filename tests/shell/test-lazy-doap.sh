@@ -12,30 +12,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/shell/lib-shell.sh
 . "$here/lib-shell.sh"
 
-if [ -z "${SHELL_INSIDE:-}" ]; then
-	shell_outer "$0" "$1" "$2" "$3"
-fi
-
-shell_setup "$1" "$2"
-EXPECT="$ROOT/expect"
-: >"$EXPECT"
+shell_test_start "$0" "$@"
 PORT=21000
 DOAP=/etc/postern/doap-modules.yaml
 UPLOAD="rsync --server -vlogDtpre.iLsfxCIvu . hello-1.0.tar.xz"
 
-cat >/etc/postern/postern.yaml <<YAML
-paths:
-  incoming: $INCOMING
-  tree: $ROOT/pub
-  state: $ROOT/state
-  socket: $ROOT/installd.sock
-doap_modules: $DOAP
+shell_write_config "doap_modules: $DOAP
 modules:
   gnome-common:
-    open: true
-YAML
+    open: true"
 printf 'modules:\n  gtk:\n    source: gtk.doap\n    maintainers: [%s]\n' "$SHELL_USER" >"$DOAP"
-chmod 0644 /etc/postern/postern.yaml "$DOAP"
+chmod 0644 "$DOAP"
 
 # run NAME WANT_STATUS WANT_STDERR_RE COMMAND: as the user, its own port;
 # nothing may appear in incoming or anywhere else the user can write.
@@ -85,5 +72,4 @@ chmod 0666 "$DOAP"
 run "group/other-writable list: help is refused" 1 "the release policy cannot be loaded" "help"
 expect_record "$PORT" "event=policy_error .*too open"
 
-echo "$TAP_N" >"$ROOT/count"
-exit "$TAP_FAILED"
+shell_test_end

@@ -2,11 +2,10 @@
 # postern-shell loads neither libcrypto nor libxml2: relocating libcrypto was
 # most of its time from exec to decision (bench/shell), and the DOAP parser
 # belongs to postern-policy alone.
-echo "1..1"
+. "$(dirname "$0")/../common/tap.sh"
 needed=$(readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 case " $needed" in
-*" libcrypto."* | *" libxml2."*)
-	echo "not ok 1 - postern-shell needs: $needed"
-	exit 1 ;;
+*" libcrypto."* | *" libxml2."*) not_ok "postern-shell needs: $needed" ;;
+*) ok "postern-shell needs only: $needed" ;;
 esac
-echo "ok 1 - postern-shell needs only: $needed"
+finish

@@ -12,13 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/shell/lib-shell.sh
 . "$here/lib-shell.sh"
 
-if [ -z "${SHELL_INSIDE:-}" ]; then
-	shell_outer "$0" "$1" "$2" "$3"
-fi
-
-shell_setup "$1" "$2"
-EXPECT="$ROOT/expect"
-: >"$EXPECT"
+shell_test_start "$0" "$@"
 PORT=30000
 SRC="$ROOT/src"
 install -d -m 0755 "$SRC" "$ROOT/pulled"
@@ -164,13 +158,7 @@ check "push over an existing upload: the first upload is kept (rrsync -no-overwr
 	cmp -s "$ROOT/hello.orig" "$MYIN/hello-1.0.tar.xz"
 
 # The environment sshd hands over never reaches rrsync or rsync.
-cat >"$ROOT/evil.sh" <<EVIL
-#!/bin/sh
-touch $CANARY/hit-env
-EVIL
-chmod 0755 "$ROOT/evil.sh"
-install -d -m 0755 "$ROOT/evilpy" "$ROOT/evilbin"
-echo "open('$CANARY/hit-python', 'w')" >"$ROOT/evilpy/sitecustomize.py"
+shell_env_canaries
 cp "$ROOT/evil.sh" "$ROOT/evilbin/rsync"
 cp "$ROOT/evil.sh" "$ROOT/evilbin/python3"
 i=0
@@ -274,5 +262,4 @@ else
 fi
 shell_write_config
 
-echo "$TAP_N" >"$ROOT/count"
-exit "$TAP_FAILED"
+shell_test_end
