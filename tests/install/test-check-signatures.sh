@@ -19,10 +19,7 @@ export GNUPGHOME="$W/gnupg"
 mkdir -m 0700 "$GNUPGHOME"
 cleanup() { gpgconf --kill all >/dev/null 2>&1; rm -rf "$W"; }
 trap cleanup EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+. "$(dirname "$0")/../common/tap.sh"
 
 echo "1..21"
 

@@ -37,9 +37,7 @@ acct_user ptsig-greg -M -s /usr/sbin/nologin
 acct_user ptsig-dave -M -s /usr/sbin/nologin -G ptsig-rt
 acct_user ptsig-anna -M -s /usr/sbin/nologin
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
+. "$(dirname "$0")/../common/tap.sh"
 
 newkey() {
 	gpg --batch --passphrase '' --quick-gen-key "$1" ed25519 sign 1y 2>/dev/null &&
@@ -86,51 +84,51 @@ C=(-C "$w/postern.yaml")
 out=$("$pp" "${C[@]}" explain ptsig-torv linux); rc=$?
 [ "$rc" = 0 ] && grep -qxF "allowed: ptsig-torv is a maintainer of linux (from postern.yaml)" <<<"$out" &&
 	grep -qxF "signature: required (module linux: signature: required)" <<<"$out" &&
-	ok "explain: the module requires a signature" || nok "explain linux (status $rc): $out"
+	ok "explain: the module requires a signature" || not_ok "explain linux (status $rc): $out"
 out=$("$pp" "${C[@]}" explain ptsig-greg stable)
 grep -qxF "signature: not required (the module says signature: optional); a signature that comes with the upload is checked all the same" <<<"$out" &&
-	ok "explain: optional module" || nok "explain stable: $out"
+	ok "explain: optional module" || not_ok "explain stable: $out"
 out=$("$pp" "${C[@]}" explain ptsig-anna docs)
 grep -qxF "signature: not required (neither signatures.require nor the module asks for one); a signature that comes with the upload is checked all the same" <<<"$out" &&
-	ok "explain: nothing asks for a signature" || nok "explain docs: $out"
+	ok "explain: nothing asks for a signature" || not_ok "explain docs: $out"
 out=$("$pp" "${C[@]}" explain --delete ptsig-anna docs)
 ! grep -q '^signature:' <<<"$out" && ok "explain --delete says nothing about signatures" ||
-	nok "explain --delete: $out"
+	not_ok "explain --delete: $out"
 
 before=$(ls -d /tmp/postern-policy-gpg.* 2>/dev/null | wc -l)
 out=$("$pp" "${C[@]}" check 2>&1); rc=$?
 after=$(ls -d /tmp/postern-policy-gpg.* 2>/dev/null | wc -l)
 [ "$rc" = 0 ] && grep -qxF "signatures: required for firmware, linux; keyrings in $k" <<<"$out" &&
-	ok "check: which modules require signatures" || nok "check (status $rc): $out"
+	ok "check: which modules require signatures" || not_ok "check (status $rc): $out"
 grep -qxF "keyring of ptsig-torv: $k/ptsig-torv.pgp: $fpr1, $fpr2" <<<"$out" ||
 	grep -qxF "keyring of ptsig-torv: $k/ptsig-torv.pgp: $fpr2, $fpr1" <<<"$out"
 [ $? = 0 ] && ok "check: a binary keyring with two keys lists both fingerprints" ||
-	nok "check: torv's keyring: $out"
+	not_ok "check: torv's keyring: $out"
 grep -qxF "keyring of ptsig-greg: $k/ptsig-greg.pgp: $fpr3" <<<"$out" &&
-	ok "check: an armored keyring" || nok "check: greg's keyring: $out"
+	ok "check: an armored keyring" || not_ok "check: greg's keyring: $out"
 grep -qxF "warning: ptsig-anna must sign releases of linux but has no keyring $k/ptsig-anna.pgp: add one (gpg --export FINGERPRINT > $k/ptsig-anna.pgp; chmod 0644 $k/ptsig-anna.pgp; chown root:root $k/ptsig-anna.pgp)" <<<"$out" &&
-	ok "check: a maintainer without a keyring is told what to do" || nok "check: anna: $out"
+	ok "check: a maintainer without a keyring is told what to do" || not_ok "check: anna: $out"
 grep -q "^warning: keyring of ptsig-dave: $k/ptsig-dave.pgp: holds no OpenPGP certificate gpg can read" <<<"$out" &&
-	ok "check: the release team signs too; garbage is no keyring" || nok "check: dave: $out"
+	ok "check: the release team signs too; garbage is no keyring" || not_ok "check: dave: $out"
 ! grep -q "docs\|ptsig-anna must sign releases of.*docs" <<<"$out" &&
-	ok "check: modules that need no signature are not listed" || nok "check lists docs: $out"
+	ok "check: modules that need no signature are not listed" || not_ok "check lists docs: $out"
 grep -qxF "open module firmware requires signatures: every uploader needs a keyring $k/USER.pgp" <<<"$out" &&
 	ok "check: an open module that requires signatures needs every uploader's keyring" ||
-	nok "check: open module: $out"
-grep -qxF "2 warnings" <<<"$out" && ok "check counts the keyring warnings" || nok "warnings: $out"
+	not_ok "check: open module: $out"
+grep -qxF "2 warnings" <<<"$out" && ok "check counts the keyring warnings" || not_ok "warnings: $out"
 [ "$before" = "$after" ] && ok "check leaves no temporary gpg home in /tmp" ||
-	nok "gpg homes in /tmp: $before before, $after after"
+	not_ok "gpg homes in /tmp: $before before, $after after"
 
 chmod 664 "$k/ptsig-greg.pgp"
 out=$("$pp" "${C[@]}" check 2>&1)
 grep -q "^warning: keyring of ptsig-greg: $k/ptsig-greg.pgp.*mode 0664 is too open" <<<"$out" &&
 	! grep -q "^keyring of ptsig-greg" <<<"$out" &&
-	ok "check: a group-writable keyring is unsafe, its keys not listed" || nok "check: greg 0664: $out"
+	ok "check: a group-writable keyring is unsafe, its keys not listed" || not_ok "check: greg 0664: $out"
 chmod 644 "$k/ptsig-greg.pgp"
 chown ptsig-greg "$k/ptsig-greg.pgp"
 out=$("$pp" "${C[@]}" check 2>&1)
 grep -q "^warning: keyring of ptsig-greg: .*expected uid 0" <<<"$out" &&
-	ok "check: a keyring its uploader owns is unsafe" || nok "check: greg owner: $out"
+	ok "check: a keyring its uploader owns is unsafe" || not_ok "check: greg owner: $out"
 chown root "$k/ptsig-greg.pgp"
 
 # gpg made a revocation certificate with the key; its first line is defused with ':'.
@@ -139,19 +137,18 @@ gpg --batch --export "$fpr3" > "$k/ptsig-greg.pgp"
 out=$("$pp" "${C[@]}" check 2>&1)
 if grep -qxF "keyring of ptsig-greg: $k/ptsig-greg.pgp: $fpr3 (revoked)" <<<"$out"; then
 	grep -q "^warning: keyring of ptsig-greg: $k/ptsig-greg.pgp holds no certificate that is neither revoked nor expired" <<<"$out" &&
-		ok "check: a keyring whose only key is revoked" || nok "check: revoked: $out"
+		ok "check: a keyring whose only key is revoked" || not_ok "check: revoked: $out"
 else
-	nok "check: revoked key not shown as revoked: $out"
+	not_ok "check: revoked key not shown as revoked: $out"
 fi
 
 sed -i 's/^signatures:$/signatures:\n  require: true/' "$w/postern.yaml"
 out=$("$pp" "${C[@]}" explain ptsig-anna docs)
 grep -qxF "signature: required (signatures.require: true, for every module)" <<<"$out" &&
-	ok "explain: signatures.require covers every module" || nok "explain require: $out"
+	ok "explain: signatures.require covers every module" || not_ok "explain require: $out"
 out=$("$pp" "${C[@]}" check 2>&1)
 grep -qxF "signatures: required for every release (signatures.require); keyrings in $k" <<<"$out" &&
 	grep -q "^warning: ptsig-anna must sign releases of docs, linux but has no keyring" <<<"$out" &&
-	ok "check: with signatures.require every maintainer must sign" || nok "check require: $out"
+	ok "check: with signatures.require every maintainer must sign" || not_ok "check require: $out"
 
-echo "1..$n"
-exit $failed
+finish
