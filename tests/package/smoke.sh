@@ -39,6 +39,13 @@ check_installed_files() {
 	expect_mode /srv/postern/pub "postern:postern 755"
 	expect_mode /srv/postern/incoming "root:root 711"
 	expect_mode /run/postern "postern:postern 755"
+	expect_mode /etc/postern/keyrings "root:root 755"
+	dpkg -L postern-server | grep -qx /etc/postern/keyrings ||
+		die "/etc/postern/keyrings is not shipped by postern-server"
+	for f in sqv gpgv; do
+		dpkg-query -W -f='${Status}\n' "$f" | grep -qx 'install ok installed' ||
+			die "$f (a Depends of postern-server, the signature verifier) is not installed"
+	done
 	SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no \
 		/lib/systemd/system/postern-installd.socket /lib/systemd/system/postern-installd.service \
 		/lib/systemd/system/postern-import-doap.timer /lib/systemd/system/postern-import-doap.service ||
