@@ -103,7 +103,7 @@ static int send_request(const struct client *c, const struct wire_request *r, in
 {
 	int sock = connect_daemon(c, e);
 
-	*send_failed = sock >= 0 && wire_send_request(sock, r, passfd, e) < 0;
+	*send_failed = sock >= 0 && wire_send_request(sock, r, passfd, -1, e) < 0;
 	return sock;
 }
 
