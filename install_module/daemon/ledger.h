@@ -22,6 +22,7 @@
 #include "release_name.h"
 
 #define LEDGER_LINE_MAX 2048
+#define LEDGER_SIGNER_LEN 72      /* a fingerprint (up to 64 hex digits), "-" when unsigned */
 
 struct ledger_record {
 	time_t when;
@@ -37,7 +38,7 @@ struct ledger_record {
 	char forced[4];
 	char attic[256];          /* where a deletion or --force put the old files, or "-" */
 	char signature[RELEASE_FILE_MAX + 16];  /* the published signature file, or "-" */
-	char signer[72];          /* its signer's fingerprint (upper-case hex), or "-" */
+	char signer[LEDGER_SIGNER_LEN];  /* its signer's fingerprint (upper-case hex), or "-" */
 };
 
 /* Whether r names a signed release (signature and signer set). */
