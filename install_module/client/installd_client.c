@@ -196,7 +196,7 @@ static bool find_signature(const struct client *c, int dir_fd, const char *name,
 		    fstatat(dir_fd, cand, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		if (out->form != WIRE_SIG_NONE) {
-			fprintf(stderr, "%s: %s: two signatures are next to it, %s and %s: keep only the one you mean (delete-own -- NAME removes the other)\n",
+			fprintf(stderr, "%s: %s: refused: two signatures are next to it, %s and %s: keep only the one you mean (delete-own -- NAME removes the other); the upload and its signatures stay in your incoming directory\n",
 				c->prog, name, out->name, cand);
 			close(out->fd);
 			out->fd = -1;
@@ -204,7 +204,7 @@ static bool find_signature(const struct client *c, int dir_fd, const char *name,
 		}
 		out->fd = sf_openat(dir_fd, cand, O_RDONLY | O_NONBLOCK, &own_file, NULL, &e);
 		if (out->fd < 0) {
-			fprintf(stderr, "%s: %s: its signature %s cannot be used: %s (it must be a regular file you uploaded)\n",
+			fprintf(stderr, "%s: %s: refused: its signature %s cannot be used: %s (it must be a regular file you uploaded); the upload stays in your incoming directory\n",
 				c->prog, name, cand, e.msg);
 			return false;
 		}

@@ -11,7 +11,7 @@
  *   installd-abuse SOCKET short                half a header, then close
  *   installd-abuse SOCKET twofds FILE NAME     two fds with one request
  *   installd-abuse SOCKET signedonefd FILE NAME  a signed install (.asc) with no signature fd
- *   installd-abuse SOCKET sigfd FILE NAME      a signed install (.asc) whose signature fd is FILE too
+ *   installd-abuse SOCKET sigpass FILE SIG NAME  a signed install (.asc): FILE, then SIG, both opened O_RDONLY
  *   installd-abuse SOCKET fdwithlist FILE      an fd with a list request
  *   installd-abuse SOCKET silent               connect and say nothing
  *   installd-abuse SOCKET trickle              send a request one byte every 4 seconds
@@ -226,6 +226,11 @@ int main(int argc, char **argv)
 			return 2;
 		return answer(sock) == WIRE_MSG_OK ? 1 : 0;
 	}
+	if (argc == 6 && strcmp(argv[2], "sigpass") == 0) {
+		fds[0] = open_or_die(argv[3], O_RDONLY | O_NONBLOCK);
+		fds[1] = open_or_die(argv[4], O_RDONLY | O_NONBLOCK);
+		return install_with_fds(sock, argv[5], fds, 2, WIRE_SIG_ASC);
+	}
 	if (argc != 5)
 		return 2;
 	if (strcmp(argv[2], "grow") == 0 || strcmp(argv[2], "shrink") == 0)
@@ -234,10 +239,9 @@ int main(int argc, char **argv)
 		fds[0] = open_or_die(argv[3], O_RDONLY | O_DIRECTORY);
 	else
 		fds[0] = open_or_die(argv[3], O_RDONLY | O_NONBLOCK);
-	if (strcmp(argv[2], "twofds") == 0 || strcmp(argv[2], "sigfd") == 0) {
+	if (strcmp(argv[2], "twofds") == 0) {
 		fds[1] = fds[0];
-		return install_with_fds(sock, argv[4], fds, 2,
-					argv[2][0] == 's' ? WIRE_SIG_ASC : WIRE_SIG_NONE);
+		return install_with_fds(sock, argv[4], fds, 2, WIRE_SIG_NONE);
 	}
 	if (strcmp(argv[2], "signedonefd") == 0)
 		return install_with_fds(sock, argv[4], fds, 1, WIRE_SIG_ASC);
