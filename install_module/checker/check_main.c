@@ -3,19 +3,25 @@
  * it obeys every archive rule. It is started once per upload as its own
  * system user, its socket on fd 0 (systemd's postern-check.socket with
  * Accept=yes, or an equivalent activator), and reads from it one request
- * with the read-only staging fd attached; then it enters its sandbox,
- * checks, and writes one verdict record back (wire/check_wire.h).
+ * with the read-only staging fd attached (and for a signed upload the
+ * signature's and the uploader's keyring's); starts the OpenPGP verifier
+ * beside itself when there is a signature (sig_verifier.h), then enters its
+ * sandbox, checks, and writes one verdict record back (wire/check_wire.h).
  *
  * MUST: enter the sandbox before the first byte of the upload is read;
  * answer every request with exactly one verdict, or die trying.
- * MUST NOT: write anything anywhere but the verdict, or hold any fd but
- * the socket and the upload while decoding.
+ * MUST NOT: write anything anywhere but the verdict (and the signed bytes
+ * to the verifier), or hold any fd but the socket and the upload (and the
+ * verifier's three pipes) while decoding; pass a signed upload without the
+ * verifier's word that the signature is good.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +31,7 @@
 
 #include "check_sandbox.h"
 #include "check_wire.h"
+#include "sig_verifier.h"
 #include "spawn.h"
 #include "tarball.h"
 #include "text.h"
@@ -46,7 +53,7 @@ static void usage(FILE *to, int status)
 /* Enter the sandbox with default limits and try a forbidden call. */
 static void selftest(const char *call)
 {
-	const struct check_confinement c = { 64ull << 20, 5 };
+	const struct check_confinement c = { 64ull << 20, 5, false };
 	struct pst_err e;
 	int abi;
 
@@ -87,12 +94,16 @@ static const char *parse_options(int argc, char **argv)
 	return test;
 }
 
-/* The one fd passed with msg, or -1 when there were none or several (all closed then). */
-static int passed_fd(struct msghdr *msg)
+/*
+ * The fds passed with msg into fds[0..max-1]; returns how many there were.
+ * When there were more than max, all are closed and the count is still
+ * returned (so the caller refuses).
+ */
+static size_t passed_fds(struct msghdr *msg, int *fds, size_t max)
 {
 	struct cmsghdr *c;
 	size_t i, count, seen = 0;
-	int fd = -1, one;
+	int one;
 
 	for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -100,45 +111,63 @@ static int passed_fd(struct msghdr *msg)
 		count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (i = 0; i < count; i++, seen++) {
 			memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (seen == 0)
-				fd = one;
+			if (seen < max)
+				fds[seen] = one;
 			else
 				close(one);
 		}
 	}
-	if (seen > 1 && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	if (seen > max)
+		for (i = 0; i < max; i++)
+			close(fds[i]);
+	return seen;
 }
 
-/* One request message with exactly one fd: a regular file opened read-only. */
-static int request_receive(struct check_request *req, int *input, struct pst_err *e)
+static bool regular_read_only(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
+}
+
+/*
+ * One request message with exactly one fd (unsigned) or three (upload,
+ * signature, keyring), each a regular file opened read-only. fds[] gets
+ * them, -1 for those not passed.
+ */
+static int request_receive(struct check_request *req, int fds[3], struct pst_err *e)
 {
 	unsigned char buf[CHECK_REQUEST_SIZE + 1];
-	union { struct cmsghdr h; char b[CMSG_SPACE(2 * sizeof(int))]; } ctl;
+	union { struct cmsghdr h; char b[CMSG_SPACE(4 * sizeof(int))]; } ctl;
 	struct iovec iov = { buf, sizeof(buf) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
-	struct stat st;
+	size_t got, want, i;
 	ssize_t n;
-	int fl;
 
-	*input = -1;
+	fds[0] = fds[1] = fds[2] = -1;
 	do
 		n = recvmsg(CHECK_CONN_FD, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return pst_fail(e, errno, "cannot read the request: %s", strerror(errno));
-	*input = passed_fd(&m);
-	if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || *input < 0)
-		return pst_fail(e, EBADMSG, "the request must come with exactly one fd");
+	got = passed_fds(&m, fds, 3);
+	if (got > 3)
+		fds[0] = fds[1] = fds[2] = -1;
+	if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || (got != 1 && got != 3))
+		return pst_fail(e, EBADMSG, "the request must come with one fd, or three for a "
+				"signed upload");
 	if (check_request_parse(buf, (size_t)n, req, e) < 0)
 		return -EBADMSG;
-	fl = fcntl(*input, F_GETFL);
-	if (fstat(*input, &st) != 0 || !S_ISREG(st.st_mode) || fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
-		return pst_fail(e, EBADMSG, "the upload must be a regular file opened read-only");
+	want = req->sig_kind == CHECK_SIG_NONE ? 1 : 3;
+	if (got != want)
+		return pst_fail(e, EBADMSG, "the request came with %zu fds, its signature kind wants "
+				"%zu", got, want);
+	for (i = 0; i < want; i++)
+		if (!regular_read_only(fds[i]))
+			return pst_fail(e, EBADMSG, "the upload, its signature and the keyring must "
+					"be regular files opened read-only");
 	return 0;
 }
 
@@ -190,37 +219,114 @@ static void verdict_from(struct check_verdict *v, int rc, const struct tarball_r
 		str_copy(v->news, sizeof(v->news), r->news_head);
 		return;
 	}
-	v->outcome = (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT) ? CHECK_REFUSED
-		: CHECK_INTERNAL;
+	v->outcome = (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT || rc == -EMSGSIZE)
+		? CHECK_REFUSED : CHECK_INTERNAL;
 	message_clean(e->msg, v->message, sizeof(v->message));
 	if (v->message[0] == '\0')
 		str_copy(v->message, sizeof(v->message), "the archive cannot be checked");
 }
 
-/* The check proper, inside the sandbox. */
-static int check(const struct check_request *req, struct check_verdict *v)
+/* A passing archive passes only with a good signature too; its refusal comes first. */
+static void verdict_signed(struct check_verdict *v, const struct sig_result *s)
+{
+	if (v->outcome != CHECK_PASS)
+		return;
+	if (s->outcome == CHECK_PASS) {
+		str_copy(v->signer, sizeof(v->signer), s->signer);
+		return;
+	}
+	memset(v, 0, sizeof(*v));
+	v->outcome = s->outcome;
+	message_clean(s->message, v->message, sizeof(v->message));
+}
+
+/* The check proper, inside the sandbox; verifier NULL for an unsigned upload. */
+static int check(const struct check_request *req, const struct sig_verifier *verifier,
+		 struct check_verdict *v)
 {
 	const struct tarball_expect x = { req->module, req->version, req->compression,
 					  &req->limits };
-	const struct check_confinement c = { req->limits.check_memory, req->limits.time_limit + 1 };
+	enum tarball_tee tee = TARBALL_TEE_NONE;
+	const struct check_confinement c = { req->limits.check_memory, req->limits.time_limit + 1,
+					     verifier != NULL };
 	static struct tarball_result r;
+	static struct sig_result sig;
 	struct pst_err e;
 	int abi = 0;
 	int rc = check_sandbox_enter(&c, &abi, &e);
 
+	if (verifier != NULL)
+		tee = req->sig_kind == CHECK_SIG_TAR ? TARBALL_TEE_TAR : TARBALL_TEE_UPLOAD;
 	if (rc == 0)
-		rc = tarball_check(CHECK_INPUT_FD, &x, &r, &e);
+		rc = tarball_check_tee(CHECK_INPUT_FD, &x, tee, CHECK_TEE_FD, &r, &e);
 	verdict_from(v, rc, &r, &e);
+	if (verifier != NULL) {
+		sig_verifier_finish(verifier, req->sig_kind, &sig);
+		verdict_signed(v, &sig);
+	}
 	return verdict_send(v);
+}
+
+/* fd becomes target (closed first if open); the old fd is closed. */
+static int fd_move(int fd, int target)
+{
+	if (fd == target)
+		return 0;
+	if (dup2(fd, target) != target)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Before the sandbox: the upload to CHECK_INPUT_FD; for a signed upload,
+ * the verifier started and its fds moved to CHECK_TEE_FD and on. A refusal
+ * of the signature file (oversized) or keyring is returned like the
+ * archive's (e filled).
+ */
+static int setup(const struct check_request *req, int fds[3], struct sig_verifier *verifier,
+		 struct pst_err *e)
+{
+	const struct check_confinement c = { req->limits.check_memory, req->limits.time_limit + 1,
+					     true };
+	int rc, high[3], i;
+
+	if (fd_move(fds[0], CHECK_INPUT_FD) != 0)
+		return pst_fail(e, errno, "cannot place the upload's fd: %s", strerror(errno));
+	fds[0] = CHECK_INPUT_FD;
+	if (req->sig_kind == CHECK_SIG_NONE)
+		return 0;
+	rc = sig_verifier_start(fds[1], fds[2], &c, verifier, e);
+	close(fds[1]);
+	close(fds[2]);
+	if (rc < 0)
+		return rc;
+	/* The verifier's end of the stream must not stay open in a child that is gone. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		return pst_fail(e, errno, "cannot ignore SIGPIPE");
+	high[0] = fcntl(verifier->data_fd, F_DUPFD_CLOEXEC, 64);
+	high[1] = fcntl(verifier->out_fd, F_DUPFD_CLOEXEC, 64);
+	high[2] = fcntl(verifier->err_fd, F_DUPFD_CLOEXEC, 64);
+	close(verifier->data_fd);
+	close(verifier->out_fd);
+	close(verifier->err_fd);
+	for (i = 0; i < 3; i++)
+		if (high[i] < 0 || fd_move(high[i], CHECK_TEE_FD + i) != 0)
+			return pst_fail(e, EMFILE, "cannot place the verifier's fds");
+	verifier->data_fd = CHECK_TEE_FD;
+	verifier->out_fd = CHECK_VOUT_FD;
+	verifier->err_fd = CHECK_VERR_FD;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *test = parse_options(argc, argv);
 	static struct check_verdict v;
+	static struct sig_verifier verifier;
 	struct check_request req;
 	struct pst_err e;
-	int input;
+	int fds[3], rc;
 
 	if (test != NULL)
 		selftest(test);
@@ -232,15 +338,14 @@ int main(int argc, char **argv)
 	if (check_landlock_abi() == 0)
 		fprintf(stderr, PROG ": this kernel has no Landlock: the check runs confined by "
 			"seccomp and its limits only\n");
-	if (request_receive(&req, &input, &e) < 0 ||
-	    (input != CHECK_INPUT_FD && dup2(input, CHECK_INPUT_FD) != CHECK_INPUT_FD &&
-	     pst_fail(&e, errno, "cannot place the upload's fd: %s", strerror(errno)) < 0)) {
-		verdict_from(&v, -EIO, NULL, &e);
+	rc = request_receive(&req, fds, &e);
+	if (rc == 0)
+		rc = setup(&req, fds, &verifier, &e);
+	if (rc < 0) {
+		verdict_from(&v, rc == -EFBIG || rc == -EMSGSIZE ? rc : -EIO, NULL, &e);
 		verdict_send(&v);
 		return 1;
 	}
-	if (input != CHECK_INPUT_FD)
-		close(input);
 	/* _exit: no atexit handler (libcrypto's, a sanitizer's) runs inside the sandbox. */
-	_exit(check(&req, &v) == 0 ? 0 : 1);
+	_exit(check(&req, req.sig_kind != CHECK_SIG_NONE ? &verifier : NULL, &v) == 0 ? 0 : 1);
 }

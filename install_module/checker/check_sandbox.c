@@ -3,7 +3,9 @@
  *
  * MUST: leave the process able to read CHECK_INPUT_FD, write its verdict to
  * CHECK_CONN_FD, allocate memory and exit, and nothing else: no open, no
- * socket, no exec, no signals to others, no new fds. Any other system call
+ * socket, no exec, no signals to others, no new fds. With a verifier beside
+ * it, also: write to CHECK_TEE_FD and close it, read CHECK_VOUT_FD and
+ * CHECK_VERR_FD, poll them, and reap the child. Any other system call
  * kills the process (SIGSYS), which the daemon reports as a refusal.
  * MUST NOT: be entered after decoding started, or fail open: every step
  * that fails is an error (except Landlock on a kernel without it).
@@ -49,7 +51,8 @@ static int limits_set(const struct check_confinement *c, struct pst_err *e)
 	if (rc == 0)
 		rc = limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", e);
 	if (rc == 0)
-		rc = limit(RLIMIT_NOFILE, CHECK_NOFILE, "RLIMIT_NOFILE", e);
+		rc = limit(RLIMIT_NOFILE, c->verifier ? CHECK_NOFILE_VERIFIER : CHECK_NOFILE,
+			   "RLIMIT_NOFILE", e);
 	if (rc == 0)
 		rc = limit(RLIMIT_NPROC, 0, "RLIMIT_NPROC", e);
 	if (rc == 0)
@@ -126,7 +129,22 @@ static int seccomp_rules(scmp_filter_ctx ctx)
 	return rc;
 }
 
-static int seccomp_enter(struct pst_err *e)
+/* What talking to the verifier (sig_verifier.c) adds. */
+static int seccomp_verifier_rules(scmp_filter_ctx ctx)
+{
+	int rc = 0;
+
+	ALLOW(write, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_TEE_FD));       /* the signed bytes, to the verifier */
+	ALLOW(close, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_TEE_FD));       /* their end */
+	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_VOUT_FD));       /* its stdout */
+	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_VERR_FD));       /* its stderr */
+	ALLOW(poll, 0);                                            /* waiting on both */
+	ALLOW(ppoll, 0);                                           /* poll() on libcs that use it */
+	ALLOW(wait4, 0);                                           /* its exit status */
+	return rc;
+}
+
+static int seccomp_enter(bool verifier, struct pst_err *e)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	int rc;
@@ -134,6 +152,8 @@ static int seccomp_enter(struct pst_err *e)
 	if (ctx == NULL)
 		return pst_fail(e, ENOMEM, "cannot build the seccomp filter");
 	rc = seccomp_rules(ctx);
+	if (rc == 0 && verifier)
+		rc = seccomp_verifier_rules(ctx);
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	seccomp_release(ctx);
@@ -147,7 +167,12 @@ int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, st
 	int rc;
 
 	/* Landlock needs no_new_privs and a free fd for its ruleset: both before the limits. */
-	fds_close_from(CHECK_INPUT_FD + 1);
+	if (c->verifier) {
+		close(CHECK_INPUT_FD + 1);
+		fds_close_from(CHECK_VERR_FD + 1);
+	} else {
+		fds_close_from(CHECK_INPUT_FD + 1);
+	}
 	rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0
 		: pst_fail(e, errno, "cannot set no_new_privs: %s", strerror(errno));
 	if (rc == 0)
@@ -155,6 +180,6 @@ int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, st
 	if (rc == 0)
 		rc = limits_set(c, e);
 	if (rc == 0)
-		rc = seccomp_enter(e);
+		rc = seccomp_enter(c->verifier, e);
 	return rc;
 }

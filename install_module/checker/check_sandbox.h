@@ -6,6 +6,7 @@
 #ifndef POSTERN_CHECK_SANDBOX_H
 #define POSTERN_CHECK_SANDBOX_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "errmsg.h"
@@ -13,20 +14,29 @@
 /* The only fds left open: the verdict socket and the upload (read-only). */
 #define CHECK_CONN_FD 0
 #define CHECK_INPUT_FD 1
+/* ... and with a signature verifier beside the check (sig_verifier.h): the
+ * pipe of the signed bytes to it, its stdout and its stderr. fd 2 is closed. */
+#define CHECK_TEE_FD 3
+#define CHECK_VOUT_FD 4
+#define CHECK_VERR_FD 5
 
 /* The highest fd number + 1 the checker may hold: its two fds and nothing more. */
 #define CHECK_NOFILE 2
+#define CHECK_NOFILE_VERIFIER (CHECK_VERR_FD + 1)
 
 struct check_confinement {
 	uint64_t memory;        /* RLIMIT_AS, bytes */
 	unsigned cpu_seconds;   /* RLIMIT_CPU */
+	/* a verifier runs beside: keep its three fds, allow writing the signed
+	 * bytes to it, reading its output, closing the first and reaping it */
+	bool verifier;
 };
 
 /* The kernel's Landlock ABI version, 0 when it has none (or it is disabled). */
 int check_landlock_abi(void);
 
 /*
- * Close every fd above CHECK_INPUT_FD, set the limits, PR_SET_NO_NEW_PRIVS,
+ * Close every fd above CHECK_INPUT_FD (but the verifier's when c->verifier), set the limits, PR_SET_NO_NEW_PRIVS,
  * Landlock (when the kernel has it; *landlock_abi is 0 when not) and the
  * seccomp filter. Returns 0, or -errno with e filled: the caller must then
  * not decode anything.

@@ -13,7 +13,8 @@
  *            the stream layer; it walks the members, which are checked by
  *            tarball_member_check() plus the whole-archive symlink rules.
  * Splitting decompression from tar parsing is what lets us measure the
- * data after the end-of-archive: the tar reader reports where it stopped,
+ * data after the end-of-archive, and lets a signature verifier be fed
+ * either layer's bytes (expect->tee) as they pass, without a second read: the tar reader reports where it stopped,
  * the stream layer is then drained and counted, and so is the upload.
  *
  * MUST: stop at the first failure, with the first reason found (later
@@ -55,6 +56,9 @@ struct scan {
 	int rc;                          /* the first failure; 0 while all is well */
 	struct timespec deadline;
 	char top[TOP_MAX];
+	enum tarball_tee tee;            /* which layer is copied to tee_fd */
+	int tee_fd;
+	bool tee_open;                   /* and its reader still reads */
 	/* upload layer */
 	int upload_fd;
 	unsigned char *chunk;
@@ -128,6 +132,27 @@ static int deadline_check(struct scan *s)
 	return 0;
 }
 
+/* Copy to the tee; a reader that went away (EPIPE, SIGPIPE ignored) is fed no more. */
+static void tee_write(struct scan *s, enum tarball_tee layer, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	ssize_t n;
+
+	if (!s->tee_open || s->tee != layer)
+		return;
+	while (len > 0) {
+		n = write(s->tee_fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->tee_open = false;
+			return;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
 /* Read the next piece of the upload; 0 at its end. */
 static ssize_t upload_chunk(struct scan *s)
 {
@@ -145,6 +170,7 @@ static ssize_t upload_chunk(struct scan *s)
 		return fail(s, rc, "reading the upload failed: %s", strerror(rc));
 	}
 	s->out->compressed_size += (uint64_t)n;
+	tee_write(s, TARBALL_TEE_UPLOAD, s->chunk, (size_t)n);
 	if (s->out->compressed_size > lim->max_compressed)
 		return fail(s, EFBIG, "the file is larger than the limit of %llu bytes",
 			    (unsigned long long)lim->max_compressed);
@@ -194,6 +220,7 @@ static ssize_t stream_block(struct scan *s, const void **buf)
 	if (r != ARCHIVE_OK)
 		return archive_failed(s, s->stream, damaged_stream);
 	s->out->uncompressed_size += size;
+	tee_write(s, TARBALL_TEE_TAR, *buf, size);
 	if (uncompressed_caps_check(s) < 0 || deadline_check(s) < 0)
 		return s->rc;
 	if (tar_global_feed(&s->global, *buf, size, &why) < 0)
@@ -531,7 +558,14 @@ static void scan_free(struct scan *s)
 int tarball_check(int upload_fd, const struct tarball_expect *expect, struct tarball_result *out,
 		  struct pst_err *e)
 {
-	struct scan s = { .expect = expect, .out = out, .e = e, .upload_fd = upload_fd };
+	return tarball_check_tee(upload_fd, expect, TARBALL_TEE_NONE, -1, out, e);
+}
+
+int tarball_check_tee(int upload_fd, const struct tarball_expect *expect, enum tarball_tee tee,
+		      int tee_fd, struct tarball_result *out, struct pst_err *e)
+{
+	struct scan s = { .expect = expect, .out = out, .e = e, .upload_fd = upload_fd,
+			  .tee = tee, .tee_fd = tee_fd, .tee_open = tee != TARBALL_TEE_NONE };
 
 	memset(out, 0, sizeof(*out));
 	if (scan_setup(&s, expect) == 0 && stream_open(&s) == 0 && tar_open(&s) == 0 &&

@@ -36,6 +36,13 @@
 #define TARBALL_NEWS_LINES RELEASE_NEWS_LINES
 #define TARBALL_NEWS_MAX RELEASE_NEWS_MAX
 
+/* Which bytes tarball_check() also copies to tee_fd as it reads them. */
+enum tarball_tee {
+	TARBALL_TEE_NONE = 0,
+	TARBALL_TEE_UPLOAD,     /* the upload as read: the compressed file */
+	TARBALL_TEE_TAR,        /* the decompressed tar stream, trailing padding included */
+};
+
 struct tarball_expect {
 	const char *module;            /* from release_name_parse() */
 	const char *version;
@@ -62,6 +69,15 @@ struct tarball_result {
  */
 int tarball_check(int upload_fd, const struct tarball_expect *expect, struct tarball_result *out,
 		  struct pst_err *e);
+
+/*
+ * The same check, and every byte of the tee layer, in order, written to
+ * tee_fd as it passes (a pipe to the signature verifier), until a write
+ * fails: the reader stopped, and its own answer will say why; the check
+ * goes on either way. The caller ignores SIGPIPE.
+ */
+int tarball_check_tee(int upload_fd, const struct tarball_expect *expect, enum tarball_tee tee,
+		      int tee_fd, struct tarball_result *out, struct pst_err *e);
 
 enum tarball_member_kind {
 	TARBALL_MEMBER_FILE,

@@ -1,12 +1,14 @@
 /*
  * The daemon's side of the checker boundary (see check_spawn.h).
  *
- * MUST: hand the checker a read-only fd only, with O_CLOEXEC copies on our
+ * MUST: hand the checker read-only fds only (the upload, and for a signed
+ * one its signature and the uploader's keyring), with O_CLOEXEC copies on our
  * side; wait a bounded time; accept exactly one verdict record and parse
  * it strictly; treat silence, a short, long or malformed record, or a
  * connection that ends first as a refusal.
  * MUST NOT: take anything from the verdict but its outcome, its counts, its
- * message and the NEWS excerpt (cleaned again by the parser): where and
+ * message, the NEWS excerpt (cleaned again by the parser) and the signer's
+ * fingerprint (only on a pass of a signed request, and then required): where and
  * what to write is decided by the daemon alone.
  */
 #define _GNU_SOURCE
@@ -44,17 +46,19 @@ static int checker_connect(const char *path, struct pst_err *e)
 	return fd;
 }
 
-static int request_send(int sock, int input, const struct check_request *req, struct pst_err *e)
+/* The request with nfds (1 or 3) fds attached. */
+static int request_send(int sock, const int *fds, size_t nfds, const struct check_request *req,
+			struct pst_err *e)
 {
 	unsigned char buf[CHECK_REQUEST_SIZE];
-	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
+	union { struct cmsghdr h; char b[CMSG_SPACE(3 * sizeof(int))]; } ctl;
 	struct iovec iov = { buf, sizeof(buf) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
+			    .msg_control = ctl.b, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *c;
 	ssize_t n;
 
-	if (!check_request_encode(req, buf))
+	if (nfds < 1 || nfds > 3 || !check_request_encode(req, buf))
 		return pst_fail(e, EINVAL, "the checker request cannot be encoded");
 	memset(ctl.b, 0, sizeof(ctl.b));
 	c = CMSG_FIRSTHDR(&m);
@@ -62,8 +66,8 @@ static int request_send(int sock, int input, const struct check_request *req, st
 		return pst_fail(e, EINVAL, "no room to pass the upload's fd");
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &input, sizeof(int));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	do
 		n = sendmsg(sock, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -121,25 +125,49 @@ static int verdict_receive(int sock, unsigned seconds, struct check_verdict *v, 
 }
 
 int check_spawn_run(const char *socket_path, int staging_fd, const struct check_request *req,
-		    struct check_verdict *v, struct pst_err *e)
+		    const struct check_signature *sig, struct check_verdict *v, struct pst_err *e)
 {
-	int input = upload_stage_reopen_readonly(staging_fd, e);
+	int fds[3] = { upload_stage_reopen_readonly(staging_fd, e), -1, -1 };
+	size_t nfds = req->sig_kind == CHECK_SIG_NONE ? 1 : 3;
 	int sock;
 	int rc;
 
-	if (input < 0)
-		return input;
+	if (fds[0] < 0)
+		return fds[0];
+	if (nfds == 3) {
+		if (sig == NULL || sig->kind != req->sig_kind || sig->sig_fd < 0 || sig->keyring_fd < 0) {
+			close(fds[0]);
+			return pst_fail(e, EINVAL, "internal error: a signed check without its fds");
+		}
+		fds[1] = sig->sig_fd;
+		fds[2] = sig->keyring_fd;
+	}
 	sock = checker_connect(socket_path, e);
 	if (sock < 0) {
-		close(input);
+		close(fds[0]);
 		return sock;
 	}
-	rc = request_send(sock, input, req, e);
-	close(input);
+	rc = request_send(sock, fds, nfds, req, e);
+	close(fds[0]);
 	if (rc == 0)
 		rc = verdict_receive(sock, req->limits.time_limit + CHECK_SPAWN_MARGIN_SEC, v, e);
 	close(sock);
 	return rc;
+}
+
+/* A signed request's pass names its signer; nothing else does (the parser saw to the latter). */
+static int signer_check(const struct check_request *req, const struct check_verdict *v,
+			struct pst_err *e)
+{
+	if (v->outcome != CHECK_PASS)
+		return 0;
+	if (req->sig_kind != CHECK_SIG_NONE && v->signer[0] == '\0')
+		return pst_fail(e, EBADMSG, "the archive checker sent a malformed verdict: a pass "
+				"of a signed upload without its signer");
+	if (req->sig_kind == CHECK_SIG_NONE && v->signer[0] != '\0')
+		return pst_fail(e, EBADMSG, "the archive checker sent a malformed verdict: a signer "
+				"for an unsigned upload");
+	return 0;
 }
 
 int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
@@ -147,22 +175,25 @@ int check_spawn_upload(const char *socket_path, int staging_fd, const struct rel
 		       const struct check_signature *sig, struct check_verdict *v,
 		       struct pst_err *e)
 {
-	if (sig != NULL && sig->kind != CHECK_SIG_NONE)
-		return pst_fail(e, ENOTSUP, "signature verification is not built yet");
 	struct check_request req;
 	int rc;
 
 	memset(&req, 0, sizeof(req));
+	if (sig != NULL && (sig->kind < CHECK_SIG_NONE || sig->kind > CHECK_SIG_TAR))
+		return pst_fail(e, EINVAL, "internal error: an unknown signature kind");
+	req.sig_kind = sig != NULL ? sig->kind : CHECK_SIG_NONE;
 	if (!str_copy(req.module, sizeof(req.module), rn->module) ||
 	    !str_copy(req.version, sizeof(req.version), rn->version))
 		return pst_fail(e, EINVAL, "module or version too long for the checker");
 	req.compression = rn->compression;
 	req.limits = *limits;
-	rc = check_spawn_run(socket_path, staging_fd, &req, v, e);
+	rc = check_spawn_run(socket_path, staging_fd, &req, sig, v, e);
 	if (rc == -EPIPE || rc == -ETIMEDOUT)
 		return -EBADMSG;
 	if (rc < 0)
 		return rc;
+	if (signer_check(&req, v, e) < 0)
+		return -EBADMSG;
 	switch (v->outcome) {
 	case CHECK_PASS:
 		break;

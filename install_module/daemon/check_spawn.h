@@ -18,8 +18,17 @@
 /* Time the checker gets beyond limits.time_limit before its silence is a refusal. */
 #define CHECK_SPAWN_MARGIN_SEC 30
 
+/* A detached signature to verify with the upload, from the daemon's own copies. */
+struct check_signature {
+	enum check_signature_kind kind;  /* CHECK_SIG_NONE: unsigned, the fds are unused */
+	int sig_fd;                      /* read-only, offset 0, <= CHECK_SIGNATURE_MAX bytes */
+	int keyring_fd;                  /* read-only, the uploader's <user>.pgp */
+};
+
 /*
- * Check the file behind staging_fd (read from offset 0 by the checker).
+ * Check the file behind staging_fd (read from offset 0 by the checker);
+ * with req->sig_kind != CHECK_SIG_NONE, sig's two fds go with it (sig->kind
+ * must then equal req->sig_kind).
  * Returns 0 with *v a strictly parsed verdict (the caller reads its
  * outcome), or a negative errno with e saying what went wrong: -ECONNREFUSED
  * or -ENOENT (no checker to reach), -EPIPE (it ended without a verdict:
@@ -27,7 +36,7 @@
  * -EBADMSG (a malformed or oversized verdict). Each is a refusal.
  */
 int check_spawn_run(const char *socket_path, int staging_fd, const struct check_request *req,
-		    struct check_verdict *v, struct pst_err *e);
+		    const struct check_signature *sig, struct check_verdict *v, struct pst_err *e);
 
 /*
  * The whole step for install-module: check_spawn_run() for rn under limits,
@@ -36,17 +45,12 @@ int check_spawn_run(const char *socket_path, int staging_fd, const struct check_
  * reason to give the maintainer when the upload is refused (a refusal
  * verdict, a crash, a kill, silence, a malformed verdict); any other
  * negative errno is an internal error (no checker to reach, its own failure).
- */
-/* A detached signature to verify with the upload, from the daemon's own copies. */
-struct check_signature {
-	enum check_signature_kind kind;  /* CHECK_SIG_NONE: unsigned, the fds are unused */
-	int sig_fd;                      /* read-only, offset 0, <= CHECK_SIGNATURE_MAX bytes */
-	int keyring_fd;                  /* read-only, the uploader's <user>.pgp */
-};
-
-/* sig NULL or kind CHECK_SIG_NONE: an unsigned upload. A signed one passes
+ *
+ * sig NULL or kind CHECK_SIG_NONE: an unsigned upload. A signed one passes
  * only with a good signature by a key of the keyring: v->signer is then its
- * fingerprint, checked to be upper-case hex of 40 or 64 digits. */
+ * fingerprint, checked to be upper-case hex of 40 or 64 digits.
+ */
+
 int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
 		       const struct policy_limits *limits, uint64_t size,
 		       const struct check_signature *sig, struct check_verdict *v,

@@ -95,6 +95,7 @@ bool check_request_encode(const struct check_request *r, unsigned char *buf)
 	put_u32(&c, r->limits.max_ratio);
 	put_u32(&c, r->limits.time_limit);
 	put_u64(&c, r->limits.check_memory);
+	put_u32(&c, (uint32_t)r->sig_kind);
 	return c.off == CHECK_REQUEST_SIZE;
 }
 
@@ -102,7 +103,7 @@ int check_request_parse(const unsigned char *buf, size_t len, struct check_reque
 			struct pst_err *e)
 {
 	struct cursor c = { .r = buf, .off = CHECK_MAGIC_LEN };
-	uint32_t comp;
+	uint32_t comp, sig_kind;
 
 	memset(r, 0, sizeof(*r));
 	if (len != CHECK_REQUEST_SIZE || memcmp(buf, CHECK_REQUEST_MAGIC, CHECK_MAGIC_LEN) != 0)
@@ -125,6 +126,10 @@ int check_request_parse(const unsigned char *buf, size_t len, struct check_reque
 	    r->limits.max_members == 0 || r->limits.max_ratio == 0 ||
 	    r->limits.time_limit == 0 || r->limits.check_memory == 0)
 		return pst_fail(e, EBADMSG, "the request has a limit of 0");
+	sig_kind = get_u32(&c);
+	if (sig_kind > CHECK_SIG_TAR)
+		return pst_fail(e, EBADMSG, "the request names an unknown signature kind");
+	r->sig_kind = (enum check_signature_kind)sig_kind;
 	return 0;
 }
 
@@ -139,9 +144,22 @@ bool check_verdict_encode(const struct check_verdict *v, unsigned char *buf)
 	put_u64(&c, v->uncompressed);
 	put_u64(&c, v->members);
 	put_u32(&c, v->has_news ? 1 : 0);
-	if (!put_str(&c, v->message, sizeof(v->message)) || !put_str(&c, v->news, sizeof(v->news)))
+	if (!put_str(&c, v->message, sizeof(v->message)) || !put_str(&c, v->news, sizeof(v->news)) ||
+	    !put_str(&c, v->signer, sizeof(v->signer)))
 		return false;
 	return c.off == CHECK_VERDICT_SIZE;
+}
+
+bool check_fingerprint_valid(const char *s)
+{
+	size_t len = strlen(s), i;
+
+	if (len != 40 && len != 64)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return true;
 }
 
 /* The excerpt must be exactly what the daemon itself would make of it. */
@@ -183,5 +201,10 @@ int check_verdict_parse(const unsigned char *buf, size_t len, struct check_verdi
 	if (!get_str(&c, sizeof(v->news), v->news, true) || !news_clean(v->news) ||
 	    (!v->has_news && v->news[0] != '\0'))
 		return pst_fail(e, EBADMSG, "the verdict's NEWS excerpt is not clean text");
+	if (!get_str(&c, sizeof(v->signer), v->signer, false) ||
+	    (v->signer[0] != '\0' && !check_fingerprint_valid(v->signer)))
+		return pst_fail(e, EBADMSG, "the verdict's signer is not a fingerprint in upper-case hex");
+	if (v->signer[0] != '\0' && v->outcome != CHECK_PASS)
+		return pst_fail(e, EBADMSG, "the verdict names a signer but is no pass");
 	return 0;
 }

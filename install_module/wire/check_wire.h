@@ -4,18 +4,23 @@
  * message cannot be mistaken for a record.
  *
  *   request (daemon -> checker), with the read-only staging fd attached by
- *   SCM_RIGHTS: "PSTCHKQ1" | module[129] | version[65] | compression u32 |
+ *   SCM_RIGHTS (and, for a signed upload, the signature's and the keyring's):
+ *   "PSTCHKQ2" | module[129] | version[65] | compression u32 |
  *   max_compressed u64 | max_uncompressed u64 | max_members u64 |
- *   max_ratio u32 | time_limit u32 | check_memory u64
+ *   max_ratio u32 | time_limit u32 | check_memory u64 | sig_kind u32
  *
- *   verdict (checker -> daemon): "PSTCHKV1" | outcome u32 | compressed u64 |
- *   uncompressed u64 | members u64 | has_news u32 | message[512] | news[4097]
+ *   verdict (checker -> daemon): "PSTCHKV2" | outcome u32 | compressed u64 |
+ *   uncompressed u64 | members u64 | has_news u32 | message[512] | news[4097] |
+ *   signer[65]
  *
  * Integers are big-endian; strings are NUL-terminated and NUL-padded.
  * The daemon treats the checker as hostile: check_verdict_parse() MUST
  * refuse anything but exactly one well-formed record (the padding
  * included), a message with control characters or invalid UTF-8, and a
- * NEWS excerpt that cleaning would change. A verdict names no path: where
+ * NEWS excerpt that cleaning would change, and a signer that is not empty or
+ * exactly 40 or 64 upper-case hex digits (or is set on anything but a PASS).
+ * Whether a PASS must carry a signer depends on the request: the daemon
+ * checks that (check_spawn.c). A verdict names no path: where
  * to write is never the checker's to say.
  */
 #ifndef POSTERN_CHECK_WIRE_H
@@ -31,20 +36,20 @@
 #include "release_news.h"
 #include "text.h"
 
-#define CHECK_REQUEST_MAGIC "PSTCHKQ1"
-#define CHECK_VERDICT_MAGIC "PSTCHKV1"
+#define CHECK_REQUEST_MAGIC "PSTCHKQ2"
+#define CHECK_VERDICT_MAGIC "PSTCHKV2"
 #define CHECK_MAGIC_LEN 8
 #define CHECK_MESSAGE_MAX 512
+/* An OpenPGP fingerprint in upper-case hex: 40 (v4) or 64 (v6) digits. */
+#define CHECK_FINGERPRINT_MAX 64
 
 #define CHECK_REQUEST_SIZE (CHECK_MAGIC_LEN + (NAME_MODULE_MAX + 1) + \
-			    (RELEASE_VERSION_MAX + 1) + 4 + 8 + 8 + 8 + 4 + 4 + 8)
+			    (RELEASE_VERSION_MAX + 1) + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4)
 #define CHECK_VERDICT_SIZE (CHECK_MAGIC_LEN + 4 + 8 + 8 + 8 + 4 + CHECK_MESSAGE_MAX + \
-			    (RELEASE_NEWS_MAX + 1))
+			    (RELEASE_NEWS_MAX + 1) + (CHECK_FINGERPRINT_MAX + 1))
 
 /* The largest signature file accepted (kup's cap); larger is refused unread. */
 #define CHECK_SIGNATURE_MAX (64 * 1024)
-/* An OpenPGP fingerprint in upper-case hex: 40 (v4) or 64 (v6) digits. */
-#define CHECK_FINGERPRINT_MAX 64
 
 /* What a detached OpenPGP signature covers, or that there is none. */
 enum check_signature_kind {
@@ -95,5 +100,8 @@ int check_request_parse(const unsigned char *buf, size_t len, struct check_reque
 			struct pst_err *e);
 int check_verdict_parse(const unsigned char *buf, size_t len, struct check_verdict *v,
 			struct pst_err *e);
+
+/* s is an OpenPGP fingerprint as the verdict carries it: 40 or 64 upper-case hex digits. */
+bool check_fingerprint_valid(const char *s);
 
 #endif

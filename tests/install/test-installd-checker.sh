@@ -122,8 +122,8 @@ verdict_py='
 import os, socket, struct, sys
 s = socket.socket(fileno=0)
 s.recvmsg(4096, 64)
-def rec(outcome=1, comp=0, msg=b"", news=b"", has_news=0, magic=b"PSTCHKV1"):
-    return magic + struct.pack(">IQQQI", outcome, comp, 10240, 3, has_news) + msg.ljust(512, b"\0") + news.ljust(4097, b"\0")
+def rec(outcome=1, comp=0, msg=b"", news=b"", has_news=0, magic=b"PSTCHKV2", signer=b""):
+    return magic + struct.pack(">IQQQI", outcome, comp, 10240, 3, has_news) + msg.ljust(512, b"\0") + news.ljust(4097, b"\0") + signer.ljust(65, b"\0")
 '
 hostile() { # hostile NAME PYTHON EXPECTED-MESSAGE
 	local v="$2" f="ptmod-4.$n.tar.xz"

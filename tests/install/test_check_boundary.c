@@ -148,6 +148,16 @@ static void test_request_round_trip_and_refusals(void **state)
 	r.limits.check_memory = 0;
 	assert_true(check_request_encode(&r, buf));
 	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), -EBADMSG);
+	a_request(&r);
+	r.sig_kind = CHECK_SIG_TAR;
+	assert_true(check_request_encode(&r, buf));
+	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), 0);
+	assert_int_equal(back.sig_kind, CHECK_SIG_TAR);
+	buf[CHECK_REQUEST_SIZE - 1] = 3;
+	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "signature kind"));
+	memcpy(buf, "PSTCHKQ1", CHECK_MAGIC_LEN);
+	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), -EBADMSG);
 }
 
 static void a_verdict(struct check_verdict *v)
@@ -204,6 +214,34 @@ static void test_verdict_round_trip_and_refusals(void **state)
 	verdict_refused(&v, msg_at + 40, 'x', "not clean text");
 	v.has_news = false;
 	verdict_refused(&v, SIZE_MAX, 0, "NEWS excerpt");
+}
+
+static void test_verdict_signer(void **state)
+{
+	static unsigned char buf[CHECK_VERDICT_SIZE];
+	static struct check_verdict v, back;
+	const size_t signer_at = CHECK_VERDICT_SIZE - (CHECK_FINGERPRINT_MAX + 1);
+	struct pst_err e;
+
+	(void)state;
+	a_verdict(&v);
+	strcpy(v.signer, "AC41FE3C978C0C53F0EF39BE03DF467CD8144DA0");
+	assert_true(check_verdict_encode(&v, buf));
+	assert_int_equal(check_verdict_parse(buf, sizeof(buf), &back, &e), 0);
+	assert_string_equal(back.signer, v.signer);
+	strcpy(v.signer, "AC41FE3C978C0C53F0EF39BE03DF467CD8144DA0AC41FE3C978C0C53F0EF39BE");
+	assert_true(check_verdict_encode(&v, buf));
+	assert_int_equal(check_verdict_parse(buf, sizeof(buf), &back, &e), 0);
+	verdict_refused(&v, signer_at + 64, 'A', "signer");          /* no terminating NUL */
+	strcpy(v.signer, "AC41FE3C978C0C53F0EF39BE03DF467CD8144DA0");
+	verdict_refused(&v, signer_at, 'a', "signer");               /* lower case */
+	verdict_refused(&v, signer_at + 40, 'A', "signer");          /* 41 digits */
+	verdict_refused(&v, signer_at + 39, '\0', "signer");         /* 39 digits */
+	verdict_refused(&v, signer_at + 50, 'A', "signer");          /* padding */
+	verdict_refused(&v, signer_at + 3, 'G', "signer");
+	v.outcome = CHECK_REFUSED;
+	strcpy(v.message, "refused");
+	verdict_refused(&v, SIZE_MAX, 0, "no pass");
 }
 
 /* What postern-check.socket does for one connection: accept, exec the checker on it. */
@@ -293,6 +331,76 @@ static void test_real_checker_refuses(void **state)
 	assert_int_equal(v.outcome, CHECK_REFUSED);
 }
 
+/* A request with nfds copies of fd, straight to a real checker; its verdict. */
+static void raw_request(const struct check_request *r, int fd, size_t nfds, struct check_verdict *v)
+{
+	char dir[] = "/tmp/test-check-XXXXXX", path[64];
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	static unsigned char buf[CHECK_VERDICT_SIZE];
+	union { struct cmsghdr h; char b[CMSG_SPACE(5 * sizeof(int))]; } ctl;
+	struct iovec iov = { buf, CHECK_REQUEST_SIZE };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+			    .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
+	struct cmsghdr *c;
+	struct pst_err e;
+	int fds[5] = { fd, fd, fd, fd, fd }, s, status;
+	ssize_t n;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/check.sock", dir);
+	pid = activator(path);
+	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	strcpy(a.sun_path, path);
+	assert_int_equal(connect(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_true(check_request_encode(r, buf));
+	memset(ctl.b, 0, sizeof(ctl.b));
+	c = CMSG_FIRSTHDR(&m);
+	assert_non_null(c);
+	if (c == NULL)
+		return;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	assert_int_equal(sendmsg(s, &m, 0), CHECK_REQUEST_SIZE);
+	n = recv(s, buf, sizeof(buf), 0);
+	assert_int_equal(n, CHECK_VERDICT_SIZE);
+	assert_int_equal(check_verdict_parse(buf, (size_t)n, v, &e), 0);
+	close(s);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_checker_counts_fds(void **state)
+{
+	static struct check_verdict v;
+	struct check_request r;
+	int fd = memfd_with("abc", 3), ro = upload_stage_reopen_readonly(fd, NULL);
+	const struct { enum check_signature_kind kind; size_t nfds; } wrong[] = {
+		{ CHECK_SIG_NONE, 2 }, { CHECK_SIG_NONE, 3 }, { CHECK_SIG_FILE, 1 },
+		{ CHECK_SIG_FILE, 2 }, { CHECK_SIG_TAR, 4 }, { CHECK_SIG_TAR, 5 },
+	};
+	size_t i;
+
+	(void)state;
+	a_request(&r);
+	for (i = 0; i < N(wrong); i++) {
+		r.sig_kind = wrong[i].kind;
+		raw_request(&r, ro, wrong[i].nfds, &v);
+		assert_int_equal(v.outcome, CHECK_INTERNAL);
+		if (strstr(v.message, "fd") == NULL)
+			fail_msg("%zu fds for kind %d: '%s'", wrong[i].nfds, wrong[i].kind, v.message);
+	}
+	r.sig_kind = CHECK_SIG_FILE;
+	raw_request(&r, fd, 3, &v);      /* read-write: refused */
+	assert_int_equal(v.outcome, CHECK_INTERNAL);
+	assert_non_null(strstr(v.message, "read-only"));
+	close(ro);
+	close(fd);
+}
+
 static void test_no_checker_is_an_internal_error(void **state)
 {
 	const struct release_name rn = { .module = "demo", .version = "1.0" };
@@ -315,6 +423,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reopen_is_read_only),
 		cmocka_unit_test(test_request_round_trip_and_refusals),
 		cmocka_unit_test(test_verdict_round_trip_and_refusals),
+		cmocka_unit_test(test_verdict_signer),
+		cmocka_unit_test(test_checker_counts_fds),
 		cmocka_unit_test(test_real_checker_passes),
 		cmocka_unit_test(test_real_checker_refuses),
 		cmocka_unit_test(test_no_checker_is_an_internal_error),

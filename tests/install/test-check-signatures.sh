@@ -1,0 +1,131 @@
+#!/bin/bash
+# Signed uploads through the real postern-check and the real sqv, driven the
+# way postern-installd drives them (check_spawn_upload, check-signed-drive):
+# keys made here with gpg in a throwaway GNUPGHOME. GNU .sig and .asc over
+# the .tar.xz and kup .tar.sign over the uncompressed tar pass with the
+# right signer, with either key of a two-key keyring; another maintainer's
+# key, another file's signature, an expired key, a revoked key, a SHA-1
+# signature, garbage, an oversized signature and an unreadable keyring are
+# each refused with their own message; a good signature never rescues a bad
+# archive; the checker leaves every file as it was.
+#
+# test-check-signatures.sh DRIVER CHECKER
+set -u
+DRIVER=$1
+CHECKER=$2
+W=$(mktemp -d "${TMPDIR:-/tmp}/test-check-sig.XXXXXX")
+export GNUPGHOME="$W/gnupg"
+mkdir -m 0700 "$GNUPGHOME"
+cleanup() { gpgconf --kill all >/dev/null 2>&1; rm -rf "$W"; }
+trap cleanup EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+
+echo "1..20"
+
+g() { gpg --batch --quiet --no-tty --passphrase '' --pinentry-mode loopback "$@" 2>>"$W/gpg.log"; }
+fpr() { gpg --list-keys --with-colons "$1" 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }'; }
+g --quick-gen-key 'Alice <alice@example.org>' ed25519 sign 1y
+g --quick-gen-key 'Bob <bob@example.org>' ed25519 sign 1y
+g --quick-gen-key 'Rob <rob@example.org>' rsa3072 sign 1y
+g --quick-gen-key 'Rev <rev@example.org>' ed25519 sign 1y
+# Made in 2020 without expiry, so it can sign today; given then an expiry
+# of 2020-01-02 by a self-signature dated 2020: the key had expired long
+# before it made the signature.
+g --faked-system-time 20200101T000000 --quick-gen-key 'Exp <exp@example.org>' ed25519 sign never
+ALICE=$(fpr alice@example.org) BOB=$(fpr bob@example.org) ROB=$(fpr rob@example.org)
+REV=$(fpr rev@example.org) EXP=$(fpr exp@example.org)
+
+# The release: demo-1.0.tar.xz, its tar, and another release's tarball.
+mkdir -p "$W/src/demo-1.0"
+head -c 300000 /dev/urandom | od -x > "$W/src/demo-1.0/data.txt"
+echo "Version 1.0" > "$W/src/demo-1.0/NEWS"
+tar -C "$W/src" -cf "$W/demo-1.0.tar" demo-1.0
+xz -6 -k "$W/demo-1.0.tar"
+echo other > "$W/src/demo-1.0/NEWS"
+tar -C "$W/src" -cf - demo-1.0 | xz > "$W/other.tar.xz"
+mkdir -p "$W/bad/demo-1.0"
+echo x > "$W/bad/demo-1.0/x"
+ln -s /etc/passwd "$W/bad/demo-1.0/escape"
+tar -C "$W/bad" -cf - demo-1.0 | xz > "$W/bad/demo-1.0.tar.xz"
+U="$W/demo-1.0.tar.xz"
+
+sign() { # sign KEY OUT FILE [gpg options]
+	local key=$1 out=$2 file=$3
+	shift 3
+	g --yes -u "$key" "$@" --detach-sign -o "$out" "$file"
+}
+sign alice@example.org "$W/a.sig" "$U"
+sign alice@example.org "$W/a.asc" "$U" --armor
+sign alice@example.org "$W/a.tar.sign" "$W/demo-1.0.tar"
+sign bob@example.org "$W/b.sig" "$U"
+sign rob@example.org "$W/rob-sha1.sig" "$U" --digest-algo SHA1
+sign alice@example.org "$W/other.sig" "$W/other.tar.xz"
+sign alice@example.org "$W/bad.sig" "$W/bad/demo-1.0.tar.xz"
+sign exp@example.org "$W/exp.sig" "$U"
+g --faked-system-time 20200101T120000 --quick-set-expire "$EXP" 1d
+sign rev@example.org "$W/rev.sig" "$U"
+sed 's/^:-----BEGIN/-----BEGIN/' "$GNUPGHOME/openpgp-revocs.d/$REV.rev" > "$W/rev.rev"
+g --import "$W/rev.rev"
+head -c 200000 /dev/urandom > "$W/garbage-200k.sig"
+head -c 30000 /dev/urandom > "$W/garbage-30k.sig"
+gpg --export alice@example.org > "$W/alice.pgp"
+gpg --export --armor alice@example.org > "$W/alice.asc"
+gpg --export alice@example.org bob@example.org > "$W/alice-bob.pgp"
+gpg --export rob@example.org > "$W/rob.pgp"
+gpg --export exp@example.org > "$W/exp.pgp"
+gpg --export rev@example.org > "$W/rev.pgp"
+: > "$W/empty.pgp"
+echo "not a keyring" > "$W/broken.pgp"
+state() { (cd "$W" && find . -path ./gnupg -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
+before=$(state)
+
+run() { "$DRIVER" "$CHECKER" "$@" 2>&1; }
+passes() { # passes DESCRIPTION SIGNER ARGS...
+	local what=$1 signer=$2 out
+	shift 2
+	out=$(run "$@")
+	[ $? = 0 ] && [ "$out" = "pass $signer" ] && ok "$what" || not_ok "$what: $out"
+}
+refused() { # refused DESCRIPTION MESSAGE ARGS...
+	local what=$1 msg=$2 out
+	shift 2
+	out=$(run "$@")
+	[ $? = 1 ] && case "$out" in "refused "*"$msg"*) true ;; *) false ;; esac && ok "$what" ||
+		not_ok "$what: $out"
+}
+
+passes "unsigned upload: passes without a signer" "" "$U" none
+passes "GNU .sig (binary) over the .tar.xz: passes, signer Alice" "$ALICE" "$U" file "$W/a.sig" "$W/alice.pgp"
+passes "GNU .asc (armored) with an armored keyring: passes, signer Alice" "$ALICE" "$U" file "$W/a.asc" "$W/alice.asc"
+passes "kup .tar.sign over the uncompressed tar: passes, signer Alice" "$ALICE" "$U" tar "$W/a.tar.sign" "$W/alice.pgp"
+passes "a keyring of two keys: Alice's signature passes" "$ALICE" "$U" file "$W/a.sig" "$W/alice-bob.pgp"
+passes "a keyring of two keys: Bob's signature passes" "$BOB" "$U" file "$W/b.sig" "$W/alice-bob.pgp"
+refused "another maintainer's key: refused, naming the key" \
+	"made by the key $BOB, which is not in your keyring" "$U" file "$W/b.sig" "$W/alice.pgp"
+refused "another file's signature: refused" "does not match the uploaded file" \
+	"$U" file "$W/other.sig" "$W/alice.pgp"
+refused "a .sig of the compressed file given as .tar.sign: refused" \
+	"does not match the uncompressed tar" "$U" tar "$W/a.sig" "$W/alice.pgp"
+refused "a .tar.sign given as the file's signature: refused" "does not match the uploaded file" \
+	"$U" file "$W/a.tar.sign" "$W/alice.pgp"
+refused "an expired key: refused" "$EXP had expired" "$U" file "$W/exp.sig" "$W/exp.pgp"
+refused "a revoked key: refused" "$REV is revoked" "$U" file "$W/rev.sig" "$W/rev.pgp"
+refused "a SHA-1 signature: refused" "uses the SHA-1 hash" "$U" file "$W/rob-sha1.sig" "$W/rob.pgp"
+refused "a 200 KB garbage signature: refused unread" "larger than 65536 bytes" \
+	"$U" file "$W/garbage-200k.sig" "$W/alice.pgp"
+refused "a 30 KB garbage signature: refused" "not an OpenPGP detached signature" \
+	"$U" file "$W/garbage-30k.sig" "$W/alice.pgp"
+refused "an unreadable keyring: refused as the admins' problem" "the server's admins must fix it" \
+	"$U" file "$W/a.sig" "$W/broken.pgp"
+refused "an empty keyring: refused, naming the key" "made by the key $ALICE" \
+	"$U" file "$W/a.sig" "$W/empty.pgp"
+refused "a good signature does not rescue a bad archive" "its link target is an absolute path" \
+	"$W/bad/demo-1.0.tar.xz" file "$W/bad.sig" "$W/alice.pgp"
+[ "$before" = "$(state)" ] && ok "every upload, signature and keyring is unchanged" ||
+	not_ok "files changed during the checks"
+[ -z "$(find "$W" -path "$W/gnupg" -prune -o -newer "$W/broken.pgp" -print)" ] &&
+	ok "the checks created no file" || not_ok "new files: $(find "$W" -newer "$W/broken.pgp")"
+[ "$failed" = 0 ]
