@@ -168,14 +168,14 @@ make_tarball ptinst-m ptsig-3.0.tar.xz
 before=$(tree_state)
 sign_file "$R/gpg-n" "$N1" "$IN/ptsig-3.0.tar.xz" "$IN/ptsig-3.0.tar.xz.asc" --armor
 out=$(client ptinst-m install-module ptsig-3.0.tar.xz 2>&1)
-refused_kept "another maintainer's key (in her keyring, not yours)" "$N1" "$out" ptsig-3.0.tar.xz ptsig-3.0.tar.xz.asc "$before"
+refused_kept "another maintainer's key (in her keyring, not yours)" "the signature was made by the key $N1, which is not in your keyring on this server" "$out" ptsig-3.0.tar.xz ptsig-3.0.tar.xz.asc "$before"
 msgs="$msgs
 $out"
 echo "another file" > "$R/other.txt"
 sign_file "$R/gpg-m" "$M1" "$R/other.txt" "$IN/ptsig-3.0.tar.xz.asc" --armor
 chown ptinst-m:ptinst-m "$IN/ptsig-3.0.tar.xz.asc"
 out=$(client ptinst-m install-module ptsig-3.0.tar.xz 2>&1)
-refused_kept "another file's signature" 'signature' "$out" ptsig-3.0.tar.xz ptsig-3.0.tar.xz.asc "$before"
+refused_kept "another file's signature" 'the signature does not match the uploaded file: it is a signature of another file' "$out" ptsig-3.0.tar.xz ptsig-3.0.tar.xz.asc "$before"
 msgs="$msgs
 $out"
 rm -f "$IN/ptsig-3.0.tar.xz.asc"
@@ -183,7 +183,7 @@ make_tarball ptinst-m ptmod-3.1.tar.xz
 printf -- '-----BEGIN PGP SIGNATURE-----\n\nnot a signature\n-----END PGP SIGNATURE-----\n' > "$IN/ptmod-3.1.tar.xz.asc"
 chown ptinst-m:ptinst-m "$IN/ptmod-3.1.tar.xz.asc"
 out=$(client ptinst-m install-module ptmod-3.1.tar.xz 2>&1)
-refused_kept "a bad signature where signatures are optional (never installed unsigned)" 'signature' \
+refused_kept "a bad signature where signatures are optional (never installed unsigned)" 'the signature file is not an OpenPGP detached signature' \
 	"$out" ptmod-3.1.tar.xz ptmod-3.1.tar.xz.asc "$before"
 msgs="$msgs
 $out"
