@@ -9,7 +9,8 @@
 # kept in incoming and the tree unchanged: no signature where required,
 # another maintainer's key, another file's signature, a 200 KB signature,
 # a group-writable keyring, no keyring, two signatures, a symlinked one, a
-# bad signature on a module where signatures are optional. delete-own moves
+# bad signature on a module where signatures are optional, an expired or a
+# revoked key, a SHA-1 signature. delete-own moves
 # the signature to the attic with its release.
 #
 # test-installd-signatures.sh SYSLOG_CAPTURE PRIVATE_ETC INSTALLD DRIVER ABUSE WORKDIR CHECKER
@@ -18,7 +19,7 @@ set -u
 enter_fixture "$@"
 trap 'kill_daemon; kill_gpg_agents' EXIT
 
-echo "1..43"
+echo "1..49"
 
 enable_signatures
 M1=$(make_key "$R/gpg-m" 'PT Maintainer <m1@example.org>')
@@ -218,6 +219,33 @@ out=$(client ptinst-rt install-module --force ptmod-3.0.tar.xz 2>&1)
 printf '%s' "$out" | grep -q 'installed as' && [ ! -e "$R/pub/sources/ptmod/3.0/ptmod-3.0.tar.gz.sig" ] &&
 	[ -n "$(find "$R/state/attic/ptmod" -name ptmod-3.0.tar.gz.sig -type f)" ] &&
 	ok "--force: the old signature goes to the attic with the old release" || not_ok "--force: $(flat "$out")"
+
+# --- keys the verifier refuses (ptinst-n, module ptother) -----------------
+# An expired, a revoked key, and a SHA-1 signature, all by keys of her own
+# keyring: the key is hers, its state or the hash is what is refused.
+IN="$R/incoming/ptinst-n"
+fpr_of() { gpg_in "$R/gpg-n" --with-colons --list-keys "$1" | awk -F: '/^fpr/ { print $10; exit }'; }
+# Made in 2020 without expiry, then given an expiry of 2020-01-02 by a
+# self-signature dated 2020: expired long before it signs today.
+gpg_in "$R/gpg-n" --faked-system-time 20200101T000000 --quick-gen-key 'PT Expired <exp@example.org>' ed25519 sign never 2>/dev/null
+gpg_in "$R/gpg-n" --quick-gen-key 'PT Revoked <rev@example.org>' ed25519 sign never 2>/dev/null
+gpg_in "$R/gpg-n" --quick-gen-key 'PT Sha1 <rob@example.org>' rsa3072 sign never 2>/dev/null
+EXP=$(fpr_of exp@example.org) REV=$(fpr_of rev@example.org) ROB=$(fpr_of rob@example.org)
+for v in 1 2 3; do make_tarball ptinst-n "ptother-5.$v.tar.xz"; done
+sign_file "$R/gpg-n" "$EXP" "$IN/ptother-5.1.tar.xz" "$IN/ptother-5.1.tar.xz.sig"
+gpg_in "$R/gpg-n" --faked-system-time 20200101T120000 --quick-set-expire "$EXP" 1d 2>/dev/null
+sign_file "$R/gpg-n" "$REV" "$IN/ptother-5.2.tar.xz" "$IN/ptother-5.2.tar.xz.sig"
+sed 's/^:-----BEGIN/-----BEGIN/' "$R/gpg-n/openpgp-revocs.d/$REV.rev" > "$R/rev.rev"
+gpg_in "$R/gpg-n" --import "$R/rev.rev" 2>/dev/null
+sign_file "$R/gpg-n" "$ROB" "$IN/ptother-5.3.tar.xz" "$IN/ptother-5.3.tar.xz.sig" --digest-algo SHA1
+export_keyring ptinst-n "$R/gpg-n" "$N1" "$EXP" "$REV" "$ROB"
+before=$(tree_state)
+out=$(client ptinst-n install-module ptother-5.1.tar.xz 2>&1)
+refused_kept "an expired key" "$EXP had expired" "$out" ptother-5.1.tar.xz ptother-5.1.tar.xz.sig "$before"
+out=$(client ptinst-n install-module ptother-5.2.tar.xz 2>&1)
+refused_kept "a revoked key" "$REV is revoked" "$out" ptother-5.2.tar.xz ptother-5.2.tar.xz.sig "$before"
+out=$(client ptinst-n install-module ptother-5.3.tar.xz 2>&1)
+refused_kept "a SHA-1 signature" "uses the SHA-1 hash" "$out" ptother-5.3.tar.xz ptother-5.3.tar.xz.sig "$before"
 
 # --- whatever happened, the tree is whole -------------------------------------
 tree_consistent && ok "the tree is consistent (checksums of signatures too) and a reindex changes nothing" ||
