@@ -19,7 +19,7 @@ set -u
 enter_fixture "$@"
 trap 'kill_daemon; kill_gpg_agents' EXIT
 
-echo "1..49"
+echo "1..56"
 
 enable_signatures
 M1=$(make_key "$R/gpg-m" 'PT Maintainer <m1@example.org>')
@@ -219,6 +219,58 @@ out=$(client ptinst-rt install-module --force ptmod-3.0.tar.xz 2>&1)
 printf '%s' "$out" | grep -q 'installed as' && [ ! -e "$R/pub/sources/ptmod/3.0/ptmod-3.0.tar.gz.sig" ] &&
 	[ -n "$(find "$R/state/attic/ptmod" -name ptmod-3.0.tar.gz.sig -type f)" ] &&
 	ok "--force: the old signature goes to the attic with the old release" || not_ok "--force: $(flat "$out")"
+
+# --- a failure between the two links leaves the tree as it was --------------
+# Something that is not a release already holds the tarball's name (a
+# directory an admin left): the signature is linked, the tarball's link
+# fails, and the signature goes to the attic.
+install -d -o ptinst-d -g ptinst-d "$R/pub/sources/ptmod/6.0" "$R/pub/sources/ptmod/6.0/ptmod-6.0.tar.xz"
+make_tarball ptinst-m ptmod-6.0.tar.xz
+sign_file "$R/gpg-m" "$M1" "$IN/ptmod-6.0.tar.xz" "$IN/ptmod-6.0.tar.xz.asc" --armor
+before=$(tree_state)
+out=$(client ptinst-m install-module ptmod-6.0.tar.xz 2>&1)
+refused_kept "the tarball's link fails after the signature's" 'internal error, nothing was installed: ptmod-6.0.tar.xz: cannot link into the tree' \
+	"$out" ptmod-6.0.tar.xz ptmod-6.0.tar.xz.asc "$before"
+[ ! -e "$R/pub/sources/ptmod/6.0/ptmod-6.0.tar.xz.asc" ] &&
+	cmp -s "$IN/ptmod-6.0.tar.xz.asc" "$(find "$R/state/attic/ptmod" -name ptmod-6.0.tar.xz.asc -type f | head -1)" &&
+	ok "the signature linked first was withdrawn to the attic" || not_ok "signature left: $(flat "$(find "$R/pub" "$R/state/attic" -name 'ptmod-6.0*')")"
+rmdir "$R/pub/sources/ptmod/6.0/ptmod-6.0.tar.xz"
+"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex ptmod
+
+# A crash between the two links: the intent names the signature, alone in
+# the tree; the restarted daemon moves it to the attic and records nothing.
+stop_daemon
+install -d -o ptinst-d -g ptinst-d "$R/pub/sources/ptmod/7.0"
+install -o ptinst-d -g ptinst-d -m 0644 "$IN/ptmod-6.0.tar.xz.asc" "$R/pub/sources/ptmod/7.0/ptmod-7.0.tar.xz.asc"
+printf 'time=2026-12-03T06:40:00Z op=install user=ptinst-m module=ptmod version=7.0 file=ptmod-7.0.tar.xz sha256=%s maintainer=yes basis=maintainer dir=7.0 forced=no attic=- signature=ptmod-7.0.tar.xz.asc signer=%s\n' \
+	"$(printf '%064d' 0)" "$M1" > "$R/state/locks/ptmod.intent"
+chown ptinst-d:ptinst-d "$R/state/locks/ptmod.intent"
+chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+[ ! -e "$R/pub/sources/ptmod/7.0/ptmod-7.0.tar.xz.asc" ] &&
+	[ -n "$(find "$R/state/attic/ptmod" -name ptmod-7.0.tar.xz.asc -type f)" ] &&
+	ok "recovery: the lone signature of an install that died moved to the attic" ||
+	not_ok "recovery left: $(flat "$(find "$R/pub/sources/ptmod" "$R/state/locks")")"
+[ ! -e "$R/state/locks/ptmod.intent" ] && ! grep -q 'version=7.0 ' "$R/state/ledger" &&
+	ok "recovery: the intent is cleared and the ledger records no install" ||
+	not_ok "recovery: intent or ledger: $(flat "$(ls "$R/state/locks"; grep 'version=7.0' "$R/state/ledger")")"
+
+# A delete-own that died after its tarball went to the attic: the restarted
+# daemon finishes it, the signature joining the release in its attic event.
+stop_daemon
+install -d -o ptinst-d -g ptinst-d "$R/pub/sources/ptmod/8.0" "$R/state/attic/ptmod/20261203T064000Z.1"
+install -o ptinst-d -g ptinst-d -m 0644 "$IN/ptmod-6.0.tar.xz.asc" "$R/pub/sources/ptmod/8.0/ptmod-8.0.tar.xz.asc"
+printf 'time=2026-12-03T06:40:00Z op=delete user=ptinst-m module=ptmod version=8.0 file=ptmod-8.0.tar.xz sha256=%s maintainer=yes basis=maintainer dir=8.0 forced=no attic=attic/ptmod/20261203T064000Z.1 signature=ptmod-8.0.tar.xz.asc signer=%s\n' \
+	"$(printf '%064d' 0)" "$M1" > "$R/state/locks/ptmod.intent"
+chown ptinst-d:ptinst-d "$R/state/locks/ptmod.intent"
+chmod 0600 "$R/state/locks/ptmod.intent"
+start_daemon
+[ ! -e "$R/pub/sources/ptmod/8.0/ptmod-8.0.tar.xz.asc" ] &&
+	[ -f "$R/state/attic/ptmod/20261203T064000Z.1/ptmod-8.0.tar.xz.asc" ] &&
+	ok "recovery: a delete's leftover signature joins its attic event" ||
+	not_ok "recovery of a delete: $(flat "$(find "$R/pub/sources/ptmod/8.0" "$R/state/attic/ptmod/20261203T064000Z.1")")"
+[ ! -e "$R/state/locks/ptmod.intent" ] && grep -q 'op=delete .*version=8.0 .*signature=ptmod-8.0.tar.xz.asc' "$R/state/ledger" &&
+	ok "recovery: the delete is recorded in the ledger" || not_ok "recovery of a delete: intent or ledger"
 
 # --- keys the verifier refuses (ptinst-n, module ptother) -----------------
 # An expired, a revoked key, and a SHA-1 signature, all by keys of her own
