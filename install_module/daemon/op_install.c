@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -367,27 +366,6 @@ struct install_moves {
 };
 
 /*
- * The tarball could not be linked after its signature was: the signature
- * goes to an attic event of its own (the tree never unlinks), so the tree
- * is as before. Its failure is logged; the first error is the one reported.
- */
-static void withdraw_signature(const struct install_job *j, int dir_fd)
-{
-	char rel[256];
-	struct pst_err e;
-	int event_fd = attic_event_open(j->d->attic_fd, j->rn.module, rel, sizeof(rel), &e);
-
-	if (event_fd >= 0 && attic_move(dir_fd, j->sig.name, event_fd, &e) == 0)
-		syslog(LOG_WARNING, "install of %s failed: its signature %s was moved to %s",
-		       j->req->name, j->sig.name, rel);
-	else
-		syslog(LOG_ERR, "install of %s failed and its signature %s stays in the tree: %s",
-		       j->req->name, j->sig.name, e.msg);
-	if (event_fd >= 0)
-		close(event_fd);
-}
-
-/*
  * --force: the old files to the attic first; then the new files get their
  * names: the signature before the tarball, so that the tarball, the file
  * everything else (reindex, crash recovery, mirrors) goes by, appears last,
@@ -416,7 +394,8 @@ static int install_moves(void *arg, int module_fd, int event_fd, struct pst_err 
 	if (rc == 0) {
 		rc = link_into_place(mv->staging, dir_fd, j->req->name, e);
 		if (rc < 0 && is_signed(j))
-			withdraw_signature(j, dir_fd);
+			upload_signature_withdraw(&j->sig, dir_fd, j->d->attic_fd, j->rn.module,
+						  j->req->name);
 	}
 	if (rc == 0)
 		rc = tree_write_sha256sum(dir_fd, j->rn.module, j->rn.version, sums,

@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
+#include "attic.h"
 #include "installd.h"
 #include "safefile.h"
 #include "upload_stage.h"
@@ -158,4 +160,21 @@ int upload_signature_publish(const struct upload_signature *s, int dir_fd, struc
 	if (fsync(dir_fd) != 0)
 		return pst_fail(e, errno, "%s: cannot sync its directory: %s", s->name, strerror(errno));
 	return 0;
+}
+
+void upload_signature_withdraw(const struct upload_signature *s, int dir_fd, int attic_fd,
+			       const char *module, const char *file)
+{
+	char rel[256];
+	struct pst_err e;
+	int event_fd = attic_event_open(attic_fd, module, rel, sizeof(rel), &e);
+
+	if (event_fd >= 0 && attic_move(dir_fd, s->name, event_fd, &e) == 0)
+		syslog(LOG_WARNING, "install of %s failed: its signature %s was moved to %s",
+		       file, s->name, rel);
+	else
+		syslog(LOG_ERR, "install of %s failed and its signature %s stays in the tree: %s",
+		       file, s->name, e.msg);
+	if (event_fd >= 0)
+		close(event_fd);
 }

@@ -57,4 +57,13 @@ int upload_signature_keyring(struct upload_signature *s, const char *keyrings,
  */
 int upload_signature_publish(const struct upload_signature *s, int dir_fd, struct pst_err *e);
 
+/*
+ * The tarball (file) could not be linked after the signature was: move the
+ * signature from dir_fd to an attic event of its own under attic_fd (the
+ * tree never unlinks), so the tree is as before. Logged either way; the
+ * caller reports its own, first error.
+ */
+void upload_signature_withdraw(const struct upload_signature *s, int dir_fd, int attic_fd,
+			       const char *module, const char *file);
+
 #endif
