@@ -308,8 +308,10 @@ sign_tar() {
 kill_gpg_agents() {
 	local h
 	for h in ${GPG_HOMES:-}; do
-		gpgconf --homedir "$h" --kill gpg-agent 2>/dev/null
+		gpgconf --homedir "$h" --kill gpg-agent 2>/dev/null || true
 	done
+	# An EXIT trap's status would become a `set -e` script's own.
+	return 0
 }
 
 # enable_signatures: signatures.keyrings in $R/keyrings, and module ptsig
