@@ -109,8 +109,10 @@ start_checker() {
 stop_checker() {
 	[ -n "$CHECKD" ] || return 0
 	# By pid, not by process group: its checkers first, then the activator.
-	pkill -9 -P "$CHECKD" 2>/dev/null
-	kill -9 "$CHECKD" 2>/dev/null
+	# `|| true`: under set -e (the benches) a pkill that found no checker
+	# would end the EXIT trap here, leaving the daemon running.
+	pkill -9 -P "$CHECKD" 2>/dev/null || true
+	kill -9 "$CHECKD" 2>/dev/null || true
 	wait "$CHECKD" 2>/dev/null || true
 	CHECKD=
 }
@@ -137,7 +139,7 @@ CHECKD=
 kill_daemon() {
 	stop_checker
 	[ -n "$DAEMON" ] || return 0
-	kill -9 -- "-$DAEMON" 2>/dev/null
+	kill -9 -- "-$DAEMON" 2>/dev/null || true
 	# Its status is 137 by design; under set -e (the benches) a failing wait
 	# in an EXIT trap would become the script's own status.
 	wait "$DAEMON" 2>/dev/null || true
