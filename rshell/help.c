@@ -50,6 +50,8 @@ void shell_help_print(FILE *out, const char *user, const struct policy *policy)
 		"  install-module [--dry-run] [--force] FILE...\n"
 		"                             install uploaded release tarballs\n"
 		"                             (--force: release team, replace a version)\n"
+		"                             (FILE.asc, FILE.sig or MODULE-VERSION.tar.sign\n"
+		"                             next to FILE: its OpenPGP signature, sent too)\n"
 		"  list [MODULE]              list releases and your pending uploads\n"
 		"  delete-own [--] FILE       delete one of your uploads or recent releases\n"
 		"  help                       this text\n");

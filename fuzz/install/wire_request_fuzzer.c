@@ -2,6 +2,8 @@
  * The daemon's request decoder: any bytes must either be refused or decode
  * to a request that passes every field rule, and re-encode to exactly the
  * same bytes (so the decoder accepts nothing the encoder would not write).
+ * A signature rides only with an install, and the names derived for it
+ * (wire_signature_name) stay one path component.
  * Also parses the bytes as a ledger line, the other text the daemon reads.
  */
 #include <stdint.h>
@@ -30,6 +32,19 @@ static void check_ledger_line(const uint8_t *data, size_t size)
 	}
 }
 
+static void check_signature_names(const char *name)
+{
+	static const enum wire_signature forms[] = { WIRE_SIG_ASC, WIRE_SIG_BIN, WIRE_SIG_TAR };
+	char sig[300];
+	size_t i;
+
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (wire_signature_name(name, forms[i], sig, sizeof(sig)) &&
+		    (strchr(sig, '/') != NULL || strcmp(sig, name) == 0))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t again[WIRE_REQUEST_MAX];
@@ -41,6 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (memchr(r.name, '/', strlen(r.name)) != NULL && r.op != WIRE_OP_LIST_MINE)
 		abort();
+	if (r.sig != WIRE_SIG_NONE && r.op != WIRE_OP_INSTALL)
+		abort();
+	if (r.op == WIRE_OP_INSTALL)
+		check_signature_names(r.name);
 	len = wire_request_encode(&r, again, sizeof(again));
 	if (len != size || memcmp(again, data, size) != 0)
 		abort();

@@ -4,9 +4,12 @@
  * It runs as the maintainer (inside postern-shell) and has exactly the
  * maintainer's rights: it opens the upload in <incoming>/<user>/ itself
  * (no symlink, regular file, the user's own) and hands the open fd to
- * postern-installd, which trusts the fd and SO_PEERCRED, never a path. It
- * removes an upload from incoming only after the daemon said it was
- * installed, and only if the name still refers to the file it sent.
+ * postern-installd, which trusts the fd and SO_PEERCRED, never a path. A
+ * detached signature next to the upload (FILE.asc, FILE.sig or
+ * <module>-<version>.tar.sign; at most one) is opened the same way and
+ * sent with it. It removes an upload (and its signature) from incoming only
+ * after the daemon said it was installed, and only if the name still
+ * refers to the file it sent.
  */
 #define _GNU_SOURCE
 #include "installd_client.h"
@@ -99,27 +102,28 @@ static void print_frame(const struct client *c, int type, const char *text, cons
  * still returned and *send_failed is set.
  */
 static int send_request(const struct client *c, const struct wire_request *r, int passfd,
-			bool *send_failed, struct pst_err *e)
+			int sigfd, bool *send_failed, struct pst_err *e)
 {
 	int sock = connect_daemon(c, e);
 
-	*send_failed = sock >= 0 && wire_send_request(sock, r, passfd, e) < 0;
+	*send_failed = sock >= 0 && wire_send_request(sock, r, passfd, sigfd, e) < 0;
 	return sock;
 }
 
 /*
- * Send one request and print what comes back. label names the file (or is
- * NULL for list output); after_refusal is appended to a refusal.
+ * Send one request (with passfd and, for a signed install, sigfd) and print
+ * what comes back. label names the file (or is NULL for list output);
+ * after_refusal is appended to a refusal.
  */
 static enum outcome exchange(const struct client *c, const struct wire_request *r, int passfd,
-			     const char *label, const char *after_refusal)
+			     int sigfd, const char *label, const char *after_refusal)
 {
 	char text[WIRE_TEXT_MAX + 1];
 	struct pst_err e;
 	struct pst_err recv_e;
 	bool send_failed;
 	int type = 0;
-	int sock = send_request(c, r, passfd, &send_failed, &e);
+	int sock = send_request(c, r, passfd, sigfd, &send_failed, &e);
 
 	if (sock < 0) {
 		fprintf(stderr, "%s: %s%s%s%s\n", c->prog, label ? label : "", label ? ": " : "", e.msg,
@@ -162,10 +166,59 @@ static void remove_installed(const struct client *c, int dir_fd, const char *nam
 		       c->prog, name);
 }
 
+/* A detached signature found next to an upload. */
+struct found_signature {
+	enum wire_signature form;     /* WIRE_SIG_NONE: none there */
+	char name[NAME_MAX + 1];
+	int fd;
+};
+
+/*
+ * Look for the signature of upload name: FILE.asc, FILE.sig, or
+ * <module>-<version>.tar.sign, opened like the upload (no symlink, a
+ * regular file, the user's own). More than one is refused: the user says
+ * which one is meant by removing the others. False after saying why.
+ */
+static bool find_signature(const struct client *c, int dir_fd, const char *name,
+			   struct found_signature *out)
+{
+	static const enum wire_signature forms[] = { WIRE_SIG_ASC, WIRE_SIG_BIN, WIRE_SIG_TAR };
+	const struct sf_rule own_file = { S_IFREG, c->uid, SF_ANY_GID, 0, 0 };
+	char cand[NAME_MAX + 1];
+	struct pst_err e;
+	struct stat st;
+	size_t i;
+
+	out->form = WIRE_SIG_NONE;
+	out->fd = -1;
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (!wire_signature_name(name, forms[i], cand, sizeof(cand)) ||
+		    fstatat(dir_fd, cand, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (out->form != WIRE_SIG_NONE) {
+			fprintf(stderr, "%s: %s: refused: two signatures are next to it, %s and %s: keep only the one you mean (delete-own -- NAME removes the other); the upload and its signatures stay in your incoming directory\n",
+				c->prog, name, out->name, cand);
+			close(out->fd);
+			out->fd = -1;
+			return false;
+		}
+		out->fd = sf_openat(dir_fd, cand, O_RDONLY | O_NONBLOCK, &own_file, NULL, &e);
+		if (out->fd < 0) {
+			fprintf(stderr, "%s: %s: refused: its signature %s cannot be used: %s (it must be a regular file you uploaded); the upload stays in your incoming directory\n",
+				c->prog, name, cand, e.msg);
+			return false;
+		}
+		out->form = forms[i];
+		str_copy(out->name, sizeof(out->name), cand);
+	}
+	return true;
+}
+
 static enum outcome install_one(const struct client *c, int dir_fd, const char *name,
 				unsigned flags)
 {
 	const struct sf_rule upload = { S_IFREG, c->uid, SF_ANY_GID, 0, 0 };
+	struct found_signature sig;
 	struct wire_request r;
 	struct pst_err e;
 	enum outcome out;
@@ -182,10 +235,22 @@ static enum outcome install_one(const struct client *c, int dir_fd, const char *
 			fd == -ENOENT ? "not in your incoming directory (upload it first with rsync)" : e.msg);
 		return OUT_REFUSED;
 	}
+	if (!find_signature(c, dir_fd, name, &sig)) {
+		close(fd);
+		return OUT_REFUSED;
+	}
 	request_init(c, &r, WIRE_OP_INSTALL, name, flags);
-	out = exchange(c, &r, fd, name, "; the upload stays in your incoming directory");
-	if (out == OUT_OK && !(flags & WIRE_FLAG_DRY_RUN))
+	r.sig = sig.form;
+	out = exchange(c, &r, fd, sig.fd, name,
+		       sig.fd >= 0 ? "; the upload and its signature stay in your incoming directory"
+				   : "; the upload stays in your incoming directory");
+	if (out == OUT_OK && !(flags & WIRE_FLAG_DRY_RUN)) {
 		remove_installed(c, dir_fd, name, fd);
+		if (sig.fd >= 0)
+			remove_installed(c, dir_fd, sig.name, sig.fd);
+	}
+	if (sig.fd >= 0)
+		close(sig.fd);
 	close(fd);
 	return out;
 }
@@ -331,13 +396,13 @@ static int list(const struct client *c, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		request_init(c, &r, WIRE_OP_LIST_MODULE, argv[1], 0);
-		return exchange(c, &r, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
+		return exchange(c, &r, -1, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
 	}
 	list_allowed(c);
 	list_pending(c);
 	printf("Your recent releases:\n");
 	request_init(c, &r, WIRE_OP_LIST_MINE, "", 0);
-	return exchange(c, &r, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
+	return exchange(c, &r, -1, -1, NULL, "") == OUT_OK ? 0 : EXIT_REFUSED;
 }
 
 /*
@@ -385,7 +450,7 @@ static int delete_own(const struct client *c, int argc, char **argv)
 	if (delete_pending(c, name, &status))
 		return status;
 	request_init(c, &r, WIRE_OP_DELETE, name, 0);
-	switch (exchange(c, &r, -1, name, "")) {
+	switch (exchange(c, &r, -1, -1, name, "")) {
 	case OUT_OK:
 		return 0;
 	case OUT_REFUSED:

@@ -28,6 +28,8 @@ void hook_facts_from_install(struct hook_facts *f, const struct ledger_record *r
 	f->sha256 = r->sha256;
 	f->maintainer = strcmp(r->maintainer, "yes") == 0;
 	f->news_head = news_head;
+	f->signature = ledger_signed(r) ? r->signature : NULL;
+	f->signer = ledger_signed(r) ? r->signer : NULL;
 }
 
 static void log_outcome(const char *hook, int rc, int status, const struct pst_err *e)
@@ -56,11 +58,16 @@ void hooks_after_install(const struct installd *d, const struct hook_facts *f)
 {
 	struct spawn_env env = { 0 };
 	char files[4096];
+	size_t used;
 	int bad = 0;
 
 	snprintf(files, sizeof(files), "%s/sources/%s/%s/%s %s/sources/%s/%s/%s-%s.sha256sum",
 		 d->set->tree, f->module, f->dir, f->file, d->set->tree, f->module, f->dir,
 		 f->module, f->version);
+	used = strlen(files);
+	if (f->signature != NULL)
+		snprintf(files + used, sizeof(files) - used, " %s/sources/%s/%s/%s", d->set->tree,
+			 f->module, f->dir, f->signature);
 	bad |= spawn_env_add(&env, "PATH", SAFE_PATH);
 	bad |= spawn_env_add(&env, "MODULE", f->module);
 	bad |= spawn_env_add(&env, "VERSION", f->version);
@@ -68,6 +75,7 @@ void hooks_after_install(const struct installd *d, const struct hook_facts *f)
 	bad |= spawn_env_add(&env, "MAINTAINER_UPLOAD", f->maintainer ? "yes" : "no");
 	bad |= spawn_env_add(&env, "SHA256", f->sha256);
 	bad |= spawn_env_add(&env, "FILES", files);
+	bad |= spawn_env_add(&env, "SIGNER", f->signer != NULL ? f->signer : "");
 	if (bad != 0)
 		syslog(LOG_ERR, "hook after_install not run: cannot build its environment");
 	else

@@ -22,6 +22,8 @@ struct hook_facts {
 	const char *sha256;
 	bool maintainer;
 	const char *news_head;     /* "" when the tarball has no NEWS */
+	const char *signature;     /* the published signature file, or NULL: unsigned */
+	const char *signer;        /* its signer's fingerprint, or NULL */
 };
 
 /* news_head: the checker's NEWS excerpt, cleaned by check_verdict_parse() ("" for none). */

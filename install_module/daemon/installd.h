@@ -52,8 +52,9 @@ int installd_open_dirs(struct installd *d, struct pst_err *e);
 bool installd_serve_connection(const struct installd *d, int sock);
 
 /* The operations; each sends its final frame and emits its audit record. */
+/* sig_fd: the signature the client sent with a signed install (req->sig), else -1. */
 bool installd_op_install(const struct installd *d, const struct installd_peer *peer,
-			 const struct wire_request *req, int upload_fd);
+			 const struct wire_request *req, int upload_fd, int sig_fd);
 bool installd_op_delete(const struct installd *d, const struct installd_peer *peer,
 			const struct wire_request *req);
 void installd_op_list_module(const struct installd *d, const struct installd_peer *peer,

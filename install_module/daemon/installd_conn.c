@@ -98,11 +98,11 @@ static void adopt_claimed_session(struct installd_peer *peer, const struct wire_
 }
 
 static bool dispatch(const struct installd *d, const struct installd_peer *peer,
-		     const struct wire_request *req, int fd)
+		     const struct wire_request *req, const struct wire_fds *fds)
 {
 	struct pst_err e;
 
-	if (req->op != WIRE_OP_INSTALL && fd >= 0) {
+	if (req->op != WIRE_OP_INSTALL && fds->upload >= 0) {
 		invalid(peer, "a file descriptor was passed with a request that takes none");
 		return false;
 	}
@@ -114,7 +114,7 @@ static bool dispatch(const struct installd *d, const struct installd_peer *peer,
 	}
 	switch (req->op) {
 	case WIRE_OP_INSTALL:
-		return installd_op_install(d, peer, req, fd);
+		return installd_op_install(d, peer, req, fds->upload, fds->sig);
 	case WIRE_OP_DELETE:
 		return installd_op_delete(d, peer, req);
 	case WIRE_OP_LIST_MODULE:
@@ -136,7 +136,7 @@ bool installd_serve_connection(const struct installd *d, int sock)
 	struct policy *policy;
 	struct pst_err e;
 	bool changed = false;
-	int fd = -1;
+	struct wire_fds fds = { -1, -1 };
 
 	memset(&peer, 0, sizeof(peer));
 	peer.sock = sock;
@@ -151,16 +151,18 @@ bool installd_serve_connection(const struct installd *d, int sock)
 		invalid(&peer, e.msg);
 		return false;
 	}
-	if (wire_recv_request(sock, &req, &fd, REQUEST_TIMEOUT_SEC, &e) < 0) {
+	if (wire_recv_request(sock, &req, &fds, REQUEST_TIMEOUT_SEC, &e) < 0) {
 		invalid(&peer, e.msg);
 		return false;
 	}
 	adopt_claimed_session(&peer, &req);
 	if (request_policy_load(d, &peer, &now, &policy)) {
-		changed = dispatch(&now, &peer, &req, fd);
+		changed = dispatch(&now, &peer, &req, &fds);
 		policy_free(policy);
 	}
-	if (fd >= 0)
-		close(fd);
+	if (fds.upload >= 0)
+		close(fds.upload);
+	if (fds.sig >= 0)
+		close(fds.sig);
 	return changed;
 }

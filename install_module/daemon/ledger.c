@@ -27,7 +27,8 @@ static bool is_word(const char *s)
 bool ledger_format(const struct ledger_record *r, char *out, size_t outlen)
 {
 	const char *values[] = { r->op, r->user, r->module, r->version, r->file, r->sha256,
-				 r->maintainer, r->basis, r->dir, r->forced, r->attic };
+				 r->maintainer, r->basis, r->dir, r->forced, r->attic,
+				 r->signature, r->signer };
 	char when[32];
 	struct tm tm;
 	size_t i;
@@ -41,9 +42,9 @@ bool ledger_format(const struct ledger_record *r, char *out, size_t outlen)
 		return false;
 	n = snprintf(out, outlen,
 		     "time=%s op=%s user=%s module=%s version=%s file=%s sha256=%s maintainer=%s "
-		     "basis=%s dir=%s forced=%s attic=%s\n",
+		     "basis=%s dir=%s forced=%s attic=%s signature=%s signer=%s\n",
 		     when, r->op, r->user, r->module, r->version, r->file, r->sha256,
-		     r->maintainer, r->basis, r->dir, r->forced, r->attic);
+		     r->maintainer, r->basis, r->dir, r->forced, r->attic, r->signature, r->signer);
 	return n > 0 && (size_t)n < outlen;
 }
 
@@ -61,6 +62,8 @@ static bool set_field(struct ledger_record *r, const char *key, const char *valu
 		{ "dir", r->dir, sizeof(r->dir) },
 		{ "forced", r->forced, sizeof(r->forced) },
 		{ "attic", r->attic, sizeof(r->attic) },
+		{ "signature", r->signature, sizeof(r->signature) },
+		{ "signer", r->signer, sizeof(r->signer) },
 	};
 	struct tm tm;
 	const char *end;
@@ -89,6 +92,9 @@ bool ledger_parse(const char *line, struct ledger_record *r)
 	char *eq;
 
 	memset(r, 0, sizeof(*r));
+	/* Lines from before signatures existed: unsigned. */
+	str_copy(r->signature, sizeof(r->signature), "-");
+	str_copy(r->signer, sizeof(r->signer), "-");
 	if (!str_copy(copy, sizeof(copy), line))
 		return false;
 	copy[strcspn(copy, "\n")] = '\0';
@@ -101,6 +107,12 @@ bool ledger_parse(const char *line, struct ledger_record *r)
 			return false;
 	}
 	return r->when != 0 && r->op[0] != '\0' && r->user[0] != '\0' && r->file[0] != '\0';
+}
+
+bool ledger_signed(const struct ledger_record *r)
+{
+	return strcmp(r->signature, "-") != 0 && r->signature[0] != '\0' &&
+	       strcmp(r->signer, "-") != 0 && r->signer[0] != '\0';
 }
 
 static int ledger_open(int state_fd, int flags, struct pst_err *e)

@@ -4,9 +4,10 @@
  *
  *   time=2026-12-03T06:40:00Z op=install user=alice module=gtk version=4.14.0
  *   file=gtk-4.14.0.tar.xz sha256=<hex> maintainer=yes basis=maintainer dir=4.14
- *   forced=no attic=-
+ *   forced=no attic=- signature=gtk-4.14.0.tar.xz.asc signer=<fingerprint>
  *
- * (one line). Every value is a plain word of [A-Za-z0-9._+,:/@-]: the names
+ * (one line). signature and signer are "-" for an unsigned release, and
+ * absent from lines written before signatures existed (parsed as "-"). Every value is a plain word of [A-Za-z0-9._+,:/@-]: the names
  * were validated before they got here, and ledger_format() refuses anything
  * else, so a line can never be forged by a value.
  */
@@ -20,7 +21,8 @@
 #include "errmsg.h"
 #include "release_name.h"
 
-#define LEDGER_LINE_MAX 1024
+#define LEDGER_LINE_MAX 2048
+#define LEDGER_SIGNER_LEN 72      /* a fingerprint (up to 64 hex digits), "-" when unsigned */
 
 struct ledger_record {
 	time_t when;
@@ -35,7 +37,12 @@ struct ledger_record {
 	char dir[RELEASE_DIR_MAX];
 	char forced[4];
 	char attic[256];          /* where a deletion or --force put the old files, or "-" */
+	char signature[RELEASE_FILE_MAX + 16];  /* the published signature file, or "-" */
+	char signer[LEDGER_SIGNER_LEN];  /* its signer's fingerprint (upper-case hex), or "-" */
 };
+
+/* Whether r names a signed release (signature and signer set). */
+bool ledger_signed(const struct ledger_record *r);
 
 /* The record as one line ending in '\n'; false when a value is not a plain word. */
 bool ledger_format(const struct ledger_record *r, char *out, size_t outlen);

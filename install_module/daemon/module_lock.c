@@ -135,6 +135,71 @@ static int restore_forced(const struct installd *d, const struct ledger_record *
 	return rc;
 }
 
+/* The directory r->dir of r's module in the tree, or -errno. */
+static int open_record_dir(const struct installd *d, const struct ledger_record *r)
+{
+	int module_fd = tree_module_open(d->sources_fd, r->module, 0, NULL);
+	int fd;
+
+	if (module_fd < 0)
+		return module_fd;
+	fd = openat(module_fd, r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(module_fd);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The signature of r, if still in the tree, into event_fd, or a new attic
+ * event when event_fd < 0. An install that died between its signature's
+ * link and its tarball's left the signature alone in the tree (and, under
+ * --force, in the way of the old one coming back); a delete that died
+ * after its tarball moved left the signature behind.
+ */
+static int move_record_signature(const struct installd *d, const struct ledger_record *r,
+				 int event_fd, struct pst_err *e)
+{
+	char rel[256];
+	int own_event = -1;
+	int dir_fd;
+	int rc = 0;
+
+	if (!ledger_signed(r) || !sf_is_component(r->signature))
+		return 0;
+	dir_fd = open_record_dir(d, r);
+	if (dir_fd < 0 || faccessat(dir_fd, r->signature, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (dir_fd >= 0)
+			close(dir_fd);
+		return 0;
+	}
+	if (event_fd < 0)
+		event_fd = own_event = attic_event_open(d->attic_fd, r->module, rel, sizeof(rel), e);
+	if (event_fd < 0)
+		rc = event_fd;
+	else
+		rc = attic_move(dir_fd, r->signature, event_fd, e);
+	if (rc == 0)
+		syslog(LOG_WARNING, "recovery: %s/%s moved to the attic (%s)", r->module,
+		       r->signature, own_event >= 0 ? rel : r->attic);
+	if (own_event >= 0)
+		close(own_event);
+	close(dir_fd);
+	return rc;
+}
+
+/* A delete that is done: its record's signature to the delete's own attic event. */
+static int finish_deleted_signature(const struct installd *d, const struct ledger_record *r,
+				    struct pst_err *e)
+{
+	int event_fd = open_attic_event(d, r);
+	int rc;
+
+	if (event_fd < 0)
+		return move_record_signature(d, r, -1, e);
+	rc = move_record_signature(d, r, event_fd, e);
+	close(event_fd);
+	return rc;
+}
+
 /* Finish what the intent of module describes. Called with the lock held. */
 static int recover(const struct installd *d, const char *module, struct pst_err *e)
 {
@@ -160,7 +225,11 @@ static int recover(const struct installd *d, const char *module, struct pst_err 
 	syslog(LOG_WARNING, "recovering an interrupted change of %s", module);
 	if (ledger_parse(line, &r) && strcmp(r.module, module) == 0) {
 		done = file_in_tree(d, &r) == (strcmp(r.op, "install") == 0);
-		if (!done && strcmp(r.op, "install") == 0 && strcmp(r.forced, "yes") == 0)
+		if (!done && strcmp(r.op, "install") == 0)
+			rc = move_record_signature(d, &r, -1, e);
+		if (done && strcmp(r.op, "delete") == 0)
+			rc = finish_deleted_signature(d, &r, e);
+		if (rc == 0 && !done && strcmp(r.op, "install") == 0 && strcmp(r.forced, "yes") == 0)
 			rc = restore_forced(d, &r, e);
 		if (rc == 0)
 			rc = tree_reindex(d->sources_fd, module, e);

@@ -3,9 +3,12 @@
  *
  * MUST: allow it only for the user the ledger names as the file's
  * installer, within delete_window (the release team: any time), and move
- * the file and its checksum into the attic. MUST NOT: unlink anything in
- * the tree. The checksum goes first, so a crash in between leaves the
- * release in place (the reindex restores its checksum).
+ * the file, its checksum and its signature into the attic. MUST NOT:
+ * unlink anything in the tree. The checksum goes first, so a crash in
+ * between leaves the release in place (the reindex restores its checksum);
+ * the signature last, after the release it signs: a crash before it moved
+ * leaves the delete done, and recovery (module_lock.c) finishes it from the
+ * intent's record.
  */
 #define _GNU_SOURCE
 #include "installd.h"
@@ -34,6 +37,7 @@ struct delete_job {
 	bool found;
 	struct ledger_record rec;
 	const struct tree_entry *release;  /* the file in the tree, while it is scanned */
+	const struct tree_module *scanned; /* the module, while it is scanned */
 };
 
 static bool refuse(const struct delete_job *j, const char *reason)
@@ -130,7 +134,24 @@ static void fill_record(struct delete_job *j)
 	str_copy(j->rec.forced, sizeof(j->rec.forced), "no");
 }
 
-/* The moves of a delete (module_change_commit): the checksum, then the file. */
+/* Every signature of rel's version in rel's directory goes with it. */
+static int move_signatures(const struct delete_job *j, int dir_fd, int event_fd,
+			   struct pst_err *e)
+{
+	const struct tree_module *m = j->scanned;
+	const struct tree_entry *rel = j->release;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < m->n; i++) {
+		if (m->entries[i].kind == TREE_SIGNATURE && strcmp(m->entries[i].dir, rel->dir) == 0 &&
+		    strcmp(m->entries[i].rn.version, rel->rn.version) == 0)
+			rc = attic_move(dir_fd, m->entries[i].name, event_fd, e);
+	}
+	return rc;
+}
+
+/* The moves of a delete (module_change_commit): the checksum, the file, its signature. */
 static int delete_moves(void *arg, int module_fd, int event_fd, struct pst_err *e)
 {
 	const struct delete_job *j = arg;
@@ -147,6 +168,8 @@ static int delete_moves(void *arg, int module_fd, int event_fd, struct pst_err *
 		rc = attic_move(dir_fd, sum, event_fd, e);
 	if (rc == 0)
 		rc = attic_move(dir_fd, rel->name, event_fd, e);
+	if (rc == 0)
+		rc = move_signatures(j, dir_fd, event_fd, e);
 	close(dir_fd);
 	return rc;
 }
@@ -170,8 +193,10 @@ static bool delete_locked(struct delete_job *j, struct module_change *mc)
 	} else if (may_delete(j)) {
 		fill_record(j);
 		j->release = rel;
+		j->scanned = &m;
 		ok = module_change_commit(mc, &j->rec, true, delete_moves, j, &e) == 0;
 		j->release = NULL;
+		j->scanned = NULL;
 		if (!ok)
 			fail(j, &e);
 	}
@@ -208,8 +233,10 @@ bool installd_op_delete(const struct installd *d, const struct installd_peer *pe
 		return false;
 	audit_emit(LOG_INFO, "delete", &peer->session, "file", j.file, "module", j.rn.module,
 		   "version", j.rn.version, "kind", "release", "attic", j.rec.attic,
+		   "signature", ledger_signed(&j.rec) ? j.rec.signature : NULL,
 		   "peer_uid", peer->peer_uid, "peer_pid", peer->peer_pid, NULL);
-	wire_send_msg(peer->sock, WIRE_MSG_OK, "%s moved to the attic (%s); indexes updated",
-		      j.file, j.rec.attic);
+	wire_send_msg(peer->sock, WIRE_MSG_OK, "%s%s%s moved to the attic (%s); indexes updated",
+		      j.file, ledger_signed(&j.rec) ? " and its signature " : "",
+		      ledger_signed(&j.rec) ? j.rec.signature : "", j.rec.attic);
 	return true;
 }

@@ -8,7 +8,10 @@
  * was read, and have exactly that staging copy checked by the confined
  * checker (check_spawn: postern-check, another user, read-only fd); link
  * the staging file into place with a call that cannot replace an existing
- * name; update indexes and ledger under the module lock.
+ * name; update indexes and ledger under the module lock. A signature sent
+ * with the upload is staged the same way and verified by the checker
+ * against the asker's own keyring; a module that requires one gets none
+ * installed without it, and a bad one is refused even where optional.
  * MUST NOT: open any path the client named, overwrite a release (--force
  * first moves the old files to the attic), let a version back under another
  * spelling or, once withdrawn, with other bytes (without --force), or leave
@@ -35,6 +38,7 @@
 #include "release_name.h"
 #include "tree_index.h"
 #include "tree_scan.h"
+#include "upload_signature.h"
 #include "upload_stage.h"
 #include "wire_io.h"
 
@@ -43,6 +47,8 @@ struct install_job {
 	const struct installd_peer *peer;
 	const struct wire_request *req;
 	int upload_fd;
+	int sig_fd;                       /* the signature the client passed, or -1 */
+	struct upload_signature sig;
 	struct release_name rn;
 	bool have_name;
 	enum policy_basis basis;
@@ -84,6 +90,7 @@ static bool refuse(const struct install_job *j, const char *reason)
 		   "module", j->have_name ? j->rn.module : NULL,
 		   "version", j->have_name ? j->rn.version : NULL,
 		   "reason", reason,
+		   "signature", j->req->sig != WIRE_SIG_NONE && j->sig.name[0] ? j->sig.name : NULL,
 		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
 		   "dry_run", yes_no(dry_run(j)), NULL);
 	wire_send_msg(j->peer->sock, WIRE_MSG_REFUSED, "%s", reason);
@@ -151,6 +158,83 @@ static bool check_upload(struct install_job *j)
 	return true;
 }
 
+static bool is_signed(const struct install_job *j)
+{
+	return j->sig.form != WIRE_SIG_NONE;
+}
+
+/* Required but missing: say which file names would do. */
+static bool refuse_unsigned(const struct install_job *j)
+{
+	char tar_sign[NAME_MAX + 1];
+	char reason[1024];
+
+	if (!wire_signature_name(j->req->name, WIRE_SIG_TAR, tar_sign, sizeof(tar_sign)))
+		str_copy(tar_sign, sizeof(tar_sign), "<module>-<version>.tar.sign");
+	snprintf(reason, sizeof(reason),
+		 "module %s requires an OpenPGP signature: put %s.asc (gpg --armor --detach-sign %s) or %s next to it and run install-module again",
+		 j->rn.module, j->req->name, j->req->name, tar_sign);
+	return refuse(j, reason);
+}
+
+/*
+ * Whether a signature is needed (the policy as it is now), and, when one
+ * was sent, its staging copy and the asker's keyring: everything the
+ * checker needs to verify it. A signature sent for a module that does not
+ * require one is verified all the same.
+ */
+static bool prepare_signature(struct install_job *j)
+{
+	const struct installd *d = j->d;
+	struct pst_err e;
+	int rc;
+
+	if (j->req->sig == WIRE_SIG_NONE) {
+		if (policy_signature_required(d->policy, j->rn.module))
+			return refuse_unsigned(j);
+		return true;
+	}
+	j->sig.form = j->req->sig;
+	if (!wire_signature_name(j->req->name, j->req->sig, j->sig.name, sizeof(j->sig.name)))
+		return refuse(j, "the signature's file name would be too long (shorten the upload's name)");
+	rc = upload_signature_stage(&j->sig, j->sig_fd, j->peer->uid, d->staging_fd, &e);
+	if (rc == 0)
+		rc = upload_signature_keyring(&j->sig, d->set->signature_keyrings, j->peer->user, &e);
+	if (rc == -EBADMSG)
+		return refuse(j, e.msg);
+	if (rc < 0)
+		return fail(j, &e);
+	return true;
+}
+
+/*
+ * The checker, with the signature to verify when there is one. It gets
+ * read-only fds at offset 0: new open file descriptions of the staging
+ * copies, never the daemon's writable ones.
+ */
+static int run_checker(struct install_job *j, int staging, struct pst_err *e)
+{
+	const struct policy_limits *lim = &j->d->set->limits;
+	struct check_signature cs = { CHECK_SIG_NONE, -1, -1 };
+	int rc;
+
+	if (!is_signed(j))
+		return check_spawn_upload(j->d->check_socket, staging, &j->rn, lim, j->staged.size,
+					  NULL, &j->verdict, e);
+	cs.kind = upload_signature_kind(&j->sig);
+	cs.keyring_fd = j->sig.keyring_fd;
+	cs.sig_fd = upload_stage_reopen_readonly(j->sig.staging_fd, e);
+	if (cs.sig_fd < 0)
+		return cs.sig_fd;
+	rc = check_spawn_upload(j->d->check_socket, staging, &j->rn, lim, j->staged.size, &cs,
+				&j->verdict, e);
+	close(cs.sig_fd);
+	/* Fail closed: a pass of a signed upload must name who signed it. */
+	if (rc == 0 && j->verdict.signer[0] == '\0')
+		rc = pst_fail(e, EPROTO, "the checker passed a signed upload without naming its signer");
+	return rc;
+}
+
 /* The bytes read must be the file as it was before and still is. */
 static bool upload_unchanged(const struct install_job *j)
 {
@@ -185,8 +269,7 @@ static int check_content(struct install_job *j)
 	if (rc == 0 && !upload_unchanged(j))
 		rc = -EAGAIN;           /* upload_unchanged() told the client */
 	else if (rc == 0)
-		rc = check_spawn_upload(j->d->check_socket, staging, &j->rn, lim, j->staged.size, NULL,
-					&j->verdict, &e);
+		rc = run_checker(j, staging, &e);
 	if (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT)
 		refuse(j, e.msg);
 	else if (rc < 0 && rc != -EAGAIN)
@@ -231,7 +314,7 @@ static int open_version_dir(int module_fd, const char *dir, struct pst_err *e)
 	return fd;
 }
 
-/* --force: the old files of this version (any format, and its checksum) go to event_fd. */
+/* --force: the old files of this version (any format, its checksum and signature) go to event_fd. */
 static int retire_old(const struct install_job *j, int module_fd, const struct tree_module *m,
 		      int event_fd, struct pst_err *e)
 {
@@ -241,7 +324,8 @@ static int retire_old(const struct install_job *j, int module_fd, const struct t
 
 	for (i = 0; rc == 0 && i < m->n; i++) {
 		const struct tree_entry *t = &m->entries[i];
-		if ((t->kind != TREE_RELEASE && t->kind != TREE_SHA256SUM) ||
+		if ((t->kind != TREE_RELEASE && t->kind != TREE_SHA256SUM &&
+		     t->kind != TREE_SIGNATURE) ||
 		    !release_version_same(t->rn.version, j->rn.version))
 			continue;
 		dir_fd = openat(module_fd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -270,6 +354,8 @@ static void fill_record(struct install_job *j)
 	str_copy(r->dir, sizeof(r->dir), j->dir);
 	str_copy(r->forced, sizeof(r->forced), yes_no(j->req->flags & WIRE_FLAG_FORCE));
 	str_copy(r->attic, sizeof(r->attic), "-");
+	str_copy(r->signature, sizeof(r->signature), is_signed(j) ? j->sig.name : "-");
+	str_copy(r->signer, sizeof(r->signer), is_signed(j) ? j->verdict.signer : "-");
 }
 
 /* What an install moves, once its intent is on disk (module_change_commit). */
@@ -279,11 +365,20 @@ struct install_moves {
 	const struct tree_module *m;
 };
 
-/* --force: the old files to the attic first; then the new file gets its name. */
+/*
+ * --force: the old files to the attic first; then the new files get their
+ * names: the signature before the tarball, so that the tarball, the file
+ * everything else (reindex, crash recovery, mirrors) goes by, appears last,
+ * already with its signature beside it. Should the tarball's link fail, the
+ * signature is withdrawn to the attic; should the daemon die between the
+ * two, recovery (module_lock.c) withdraws it from the intent's record.
+ */
 static int install_moves(void *arg, int module_fd, int event_fd, struct pst_err *e)
 {
 	const struct install_moves *mv = arg;
 	const struct install_job *j = mv->j;
+	struct tree_sum sums[2] = { { j->req->name, j->staged.sha256 },
+				    { j->sig.name, j->sig.sha256 } };
 	int dir_fd;
 	int rc = 0;
 
@@ -294,10 +389,17 @@ static int install_moves(void *arg, int module_fd, int event_fd, struct pst_err 
 	dir_fd = open_version_dir(module_fd, j->dir, e);
 	if (dir_fd < 0)
 		return dir_fd;
-	rc = link_into_place(mv->staging, dir_fd, j->req->name, e);
+	if (is_signed(j))
+		rc = upload_signature_publish(&j->sig, dir_fd, e);
+	if (rc == 0) {
+		rc = link_into_place(mv->staging, dir_fd, j->req->name, e);
+		if (rc < 0 && is_signed(j))
+			upload_signature_withdraw(&j->sig, dir_fd, j->d->attic_fd, j->rn.module,
+						  j->req->name);
+	}
 	if (rc == 0)
-		rc = tree_write_sha256sum(dir_fd, j->rn.module, j->rn.version, j->req->name,
-					  j->staged.sha256, e);
+		rc = tree_write_sha256sum(dir_fd, j->rn.module, j->rn.version, sums,
+					  is_signed(j) ? 2 : 1, e);
 	close(dir_fd);
 	return rc;
 }
@@ -373,20 +475,28 @@ static bool withdrawn_with_other_bytes(struct install_job *j)
 
 static void report_ok(const struct install_job *j)
 {
+	char signed_by[NAME_MAX + 128] = "";
+
 	audit_emit(LOG_INFO, "install_ok", &j->peer->session,
 		   "module", j->rn.module, "version", j->rn.version, "file", j->req->name,
 		   "sha256", j->staged.sha256, "maintainer", yes_no(j->basis != POLICY_OPEN),
 		   "basis", basis_name(j->basis), "dir", j->rec.dir[0] ? j->rec.dir : j->dir,
 		   "forced", yes_no(j->req->flags & WIRE_FLAG_FORCE),
+		   "signed", yes_no(is_signed(j)),
+		   "signer", is_signed(j) ? j->verdict.signer : NULL,
+		   "signature", is_signed(j) ? j->sig.name : NULL,
 		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
 		   "dry_run", yes_no(dry_run(j)), NULL);
+	if (is_signed(j))
+		snprintf(signed_by, sizeof(signed_by), ", signed by OpenPGP key %s (%s)",
+			 j->verdict.signer, j->sig.name);
 	if (dry_run(j))
 		wire_send_msg(j->peer->sock, WIRE_MSG_OK,
-			      "dry run: every check passed; it would be installed as sources/%s/%s/%s (sha256 %s); nothing was changed",
-			      j->rn.module, j->dir, j->req->name, j->staged.sha256);
+			      "dry run: every check passed; it would be installed as sources/%s/%s/%s (sha256 %s)%s; nothing was changed",
+			      j->rn.module, j->dir, j->req->name, j->staged.sha256, signed_by);
 	else
-		wire_send_msg(j->peer->sock, WIRE_MSG_OK, "installed as sources/%s/%s/%s (sha256 %s)%s",
-			      j->rn.module, j->dir, j->req->name, j->staged.sha256,
+		wire_send_msg(j->peer->sock, WIRE_MSG_OK, "installed as sources/%s/%s/%s (sha256 %s)%s%s",
+			      j->rn.module, j->dir, j->req->name, j->staged.sha256, signed_by,
 			      j->basis == POLICY_OPEN ? ", flagged as a non-maintainer upload" : "");
 }
 
@@ -430,20 +540,27 @@ static bool install_locked(struct install_job *j, struct module_change *mc)
 }
 
 bool installd_op_install(const struct installd *d, const struct installd_peer *peer,
-			 const struct wire_request *req, int upload_fd)
+			 const struct wire_request *req, int upload_fd, int sig_fd)
 {
-	struct install_job j = { .d = d, .peer = peer, .req = req, .upload_fd = upload_fd };
+	struct install_job j = { .d = d, .peer = peer, .req = req, .upload_fd = upload_fd,
+				 .sig_fd = sig_fd };
 	struct module_change mc;
 	struct hook_facts facts;
 	struct pst_err e;
 	bool changed;
 
-	if (!decide(&j) || !check_upload(&j))
+	upload_signature_init(&j.sig);
+	if (!decide(&j) || !check_upload(&j) || !prepare_signature(&j)) {
+		upload_signature_close(&j.sig);
 		return false;
-	if (module_change_begin(&mc, d, j.rn.module, peer->sock, &e) < 0)
+	}
+	if (module_change_begin(&mc, d, j.rn.module, peer->sock, &e) < 0) {
+		upload_signature_close(&j.sig);
 		return fail(&j, &e);
+	}
 	changed = install_locked(&j, &mc);
 	module_change_end(&mc);
+	upload_signature_close(&j.sig);
 	if (changed) {
 		/* The client has its answer; hooks may take long and need not hold it. */
 		shutdown(peer->sock, SHUT_RDWR);

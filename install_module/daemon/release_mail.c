@@ -37,10 +37,17 @@ void release_mail_format(const struct installd *d, const struct hook_facts *f, s
 	strbuf_addf(b, "X-Module-Version: %s\n", f->version);
 	strbuf_addf(b, "X-Maintainer-Upload: %s\n", f->maintainer ? "yes" : "no");
 	strbuf_addf(b, "X-Module-SHA256-%s: %s\n", suffix, f->sha256);
+	if (f->signer != NULL)
+		strbuf_addf(b, "X-Module-Signer: %s\n", f->signer);
 	strbuf_add(b, "MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n\n");
 	strbuf_addf(b, "%s %s was released by %s%s.\n\n", f->module, f->version, f->user,
 		    f->maintainer ? "" : " (not a maintainer of the module)");
 	strbuf_addf(b, "  sources/%s/%s/%s\n  sha256: %s\n", f->module, f->dir, f->file, f->sha256);
+	if (f->signer != NULL)
+		strbuf_addf(b, "  signature: sources/%s/%s/%s\n  signed by OpenPGP key %s\n",
+			    f->module, f->dir, f->signature, f->signer);
+	else
+		strbuf_add(b, "  not signed\n");
 	if (f->news_head[0] != '\0') {
 		strbuf_add(b, "\nNEWS (top):\n\n");
 		strbuf_add(b, f->news_head);

@@ -25,20 +25,29 @@
 
 static const struct sf_new public_file = { 0644, SF_ANY_UID, SF_ANY_GID };
 
+#define SUMS_MAX 4
+
 int tree_write_sha256sum(int dir_fd, const char *module, const char *version,
-			 const char *file, const char *hex, struct pst_err *e)
+			 const struct tree_sum *sums, size_t nsums, struct pst_err *e)
 {
 	char name[NAME_MAX + 1];
-	char line[NAME_MAX + 80];
+	char text[SUMS_MAX * (NAME_MAX + 80)];
+	size_t len = 0;
+	size_t i;
 	int n;
 
 	n = snprintf(name, sizeof(name), "%s-%s.sha256sum", module, version);
 	if (n < 0 || (size_t)n >= sizeof(name))
 		return pst_fail(e, ENAMETOOLONG, "%s-%s: checksum file name too long", module, version);
-	n = snprintf(line, sizeof(line), "%s  %s\n", hex, file);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return pst_fail(e, ENAMETOOLONG, "%s: name too long", file);
-	return sf_write_atomic(dir_fd, name, line, (size_t)n, &public_file, e);
+	if (nsums == 0 || nsums > SUMS_MAX)
+		return pst_fail(e, EINVAL, "%s: %zu checksum lines", name, nsums);
+	for (i = 0; i < nsums; i++) {
+		n = snprintf(text + len, sizeof(text) - len, "%s  %s\n", sums[i].hex, sums[i].file);
+		if (n < 0 || (size_t)n >= sizeof(text) - len || strlen(sums[i].file) > NAME_MAX)
+			return pst_fail(e, ENAMETOOLONG, "%s: name too long", sums[i].file);
+		len += (size_t)n;
+	}
+	return sf_write_atomic(dir_fd, name, text, len, &public_file, e);
 }
 
 int tree_hash_fd(int fd, char hex[65], struct pst_err *e)
@@ -84,23 +93,51 @@ static bool has_sum(const struct tree_module *m, const struct tree_entry *rel)
 	return false;
 }
 
-/* Recreate the checksum file of a release that has none (a crash came between). */
-static int restore_sum(int module_fd, const struct tree_entry *rel, struct pst_err *e)
+static int hash_file(int dir_fd, const char *name, char hex[65], struct pst_err *e)
 {
-	char hex[65];
+	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return pst_fail(e, errno, "%s: cannot open: %s", name, strerror(errno));
+	rc = tree_hash_fd(fd, hex, e);
+	close(fd);
+	return rc;
+}
+
+/* The signature of rel's version in its directory, or NULL. */
+static const struct tree_entry *signature_of(const struct tree_module *m,
+					     const struct tree_entry *rel)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->entries[i].kind == TREE_SIGNATURE && strcmp(m->entries[i].dir, rel->dir) == 0 &&
+		    strcmp(m->entries[i].rn.version, rel->rn.version) == 0)
+			return &m->entries[i];
+	}
+	return NULL;
+}
+
+/* Recreate the checksum file of a release that has none (a crash came
+ * between), with its signature's line when it has one. */
+static int restore_sum(int module_fd, const struct tree_module *m, const struct tree_entry *rel,
+		       struct pst_err *e)
+{
+	const struct tree_entry *sig = signature_of(m, rel);
+	char hex[2][65];
+	struct tree_sum sums[2] = { { rel->name, hex[0] }, { sig ? sig->name : NULL, hex[1] } };
 	int dir_fd = openat(module_fd, rel->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int fd;
 	int rc;
 
 	if (dir_fd < 0)
 		return pst_fail(e, errno, "%s: cannot open: %s", rel->dir, strerror(errno));
-	fd = openat(dir_fd, rel->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	rc = fd < 0 ? pst_fail(e, errno, "%s: cannot open: %s", rel->name, strerror(errno))
-		    : tree_hash_fd(fd, hex, e);
-	if (fd >= 0)
-		close(fd);
+	rc = hash_file(dir_fd, rel->name, hex[0], e);
+	if (rc == 0 && sig != NULL)
+		rc = hash_file(dir_fd, sig->name, hex[1], e);
 	if (rc == 0)
-		rc = tree_write_sha256sum(dir_fd, rel->rn.module, rel->rn.version, rel->name, hex, e);
+		rc = tree_write_sha256sum(dir_fd, rel->rn.module, rel->rn.version, sums,
+					  sig != NULL ? 2 : 1, e);
 	close(dir_fd);
 	return rc;
 }
@@ -296,7 +333,7 @@ static int reindex_scanned(int module_fd, const char *module, struct pst_err *e)
 
 	for (i = 0; rc == 0 && i < m.n; i++) {
 		if (m.entries[i].kind == TREE_RELEASE && !has_sum(&m, &m.entries[i]))
-			rc = restore_sum(module_fd, &m.entries[i], e);
+			rc = restore_sum(module_fd, &m, &m.entries[i], e);
 	}
 	tree_module_free(&m);
 	if (rc == 0)

@@ -17,6 +17,7 @@
 
 #define LATEST_PREFIX "LATEST-IS-"
 #define SUM_SUFFIX ".sha256sum"
+#define TAR_SIGN_SUFFIX ".tar.sign"
 
 static struct tree_entry *entry_new(struct tree_module *m)
 {
@@ -35,16 +36,17 @@ static struct tree_entry *entry_new(struct tree_module *m)
 	return &m->entries[m->n++];
 }
 
-/* "<module>-<version>.sha256sum" with a valid version: fill version. */
-static bool is_sum_name(const char *name, const char *module, char *version, size_t vlen)
+/* "<module>-<version><suffix>" with a valid version: fill version. */
+static bool is_versioned_name(const char *name, const char *module, const char *suffix,
+			      char *version, size_t vlen)
 {
 	size_t mlen = strlen(module);
 	size_t nlen = strlen(name);
-	size_t slen = strlen(SUM_SUFFIX);
+	size_t slen = strlen(suffix);
 	size_t v;
 
 	if (nlen <= mlen + 1 + slen || strncmp(name, module, mlen) != 0 || name[mlen] != '-' ||
-	    strcmp(name + nlen - slen, SUM_SUFFIX) != 0)
+	    strcmp(name + nlen - slen, suffix) != 0)
 		return false;
 	v = nlen - slen - mlen - 1;
 	if (v >= vlen)
@@ -52,6 +54,22 @@ static bool is_sum_name(const char *name, const char *module, char *version, siz
 	memcpy(version, name + mlen + 1, v);
 	version[v] = '\0';
 	return release_version_check_released(version, NULL) == 0;
+}
+
+/* A release's ".asc"/".sig", or "<module>-<version>.tar.sign": fill rn's version. */
+static bool is_signature_name(const char *name, const char *module, struct release_name *rn)
+{
+	char release[NAME_MAX + 1];
+	size_t nlen = strlen(name);
+
+	if (is_versioned_name(name, module, TAR_SIGN_SUFFIX, rn->version, sizeof(rn->version)))
+		return true;
+	if (nlen <= 4 || nlen - 4 >= sizeof(release) ||
+	    (strcmp(name + nlen - 4, ".asc") != 0 && strcmp(name + nlen - 4, ".sig") != 0))
+		return false;
+	memcpy(release, name, nlen - 4);
+	release[nlen - 4] = '\0';
+	return release_name_parse_released(release, rn, NULL) == 0 && strcmp(rn->module, module) == 0;
 }
 
 static void classify(struct tree_entry *t, const char *module, const struct stat *st)
@@ -62,8 +80,10 @@ static void classify(struct tree_entry *t, const char *module, const struct stat
 		 strcmp(t->rn.module, module) == 0)
 		t->kind = TREE_RELEASE;
 	else if (S_ISREG(st->st_mode) &&
-		 is_sum_name(t->name, module, t->rn.version, sizeof(t->rn.version)))
+		 is_versioned_name(t->name, module, SUM_SUFFIX, t->rn.version, sizeof(t->rn.version)))
 		t->kind = TREE_SHA256SUM;
+	else if (S_ISREG(st->st_mode) && is_signature_name(t->name, module, &t->rn))
+		t->kind = TREE_SIGNATURE;
 	else
 		t->kind = TREE_OTHER;
 }
@@ -145,7 +165,7 @@ static int entry_order(const void *pa, const void *pb)
 
 	if (a->kind != b->kind)
 		return (int)a->kind - (int)b->kind;
-	if (a->kind == TREE_RELEASE || a->kind == TREE_SHA256SUM) {
+	if (a->kind == TREE_RELEASE || a->kind == TREE_SHA256SUM || a->kind == TREE_SIGNATURE) {
 		c = release_version_compare(a->rn.version, b->rn.version);
 		if (c != 0)
 			return c;

@@ -1,8 +1,9 @@
 /*
  * Reading what one module has in the public tree:
  * <tree>/sources/<module>/<dir>/ holds <module>-<version>.tar.<ext> release
- * files, their <module>-<version>.sha256sum, one LATEST-IS-<version>
- * symlink, and possibly other files an admin put there. The tree is the
+ * files, their <module>-<version>.sha256sum, a detached OpenPGP signature
+ * (<file>.asc, <file>.sig or <module>-<version>.tar.sign), one
+ * LATEST-IS-<version> symlink, and possibly other files an admin put there. The tree is the
  * truth; every index is derived from a scan.
  */
 #ifndef POSTERN_TREE_SCAN_H
@@ -18,6 +19,7 @@
 enum tree_kind {
 	TREE_RELEASE,      /* a release tarball of the module */
 	TREE_SHA256SUM,    /* <module>-<version>.sha256sum */
+	TREE_SIGNATURE,    /* <release>.asc, <release>.sig, <module>-<version>.tar.sign */
 	TREE_LATEST,       /* a LATEST-IS-* symlink */
 	TREE_OTHER,        /* anything else (listed as "not a release" in cache.json) */
 };
@@ -26,7 +28,8 @@ struct tree_entry {
 	enum tree_kind kind;
 	char dir[NAME_MAX + 1];   /* version directory; "." for the module directory itself */
 	char name[NAME_MAX + 1];
-	struct release_name rn;   /* TREE_RELEASE; version also set for TREE_SHA256SUM */
+	struct release_name rn;   /* TREE_RELEASE; version also set for TREE_SHA256SUM
+				   * and TREE_SIGNATURE */
 	off_t size;
 	time_t mtime;
 };

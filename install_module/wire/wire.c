@@ -5,6 +5,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "safefile.h"
@@ -81,6 +82,10 @@ static int check_request(const struct wire_request *r, struct pst_err *e)
 		return pst_fail(e, EPROTO, "unknown flags 0x%x", r->flags);
 	if (r->flags != 0 && r->op != WIRE_OP_INSTALL)
 		return pst_fail(e, EPROTO, "flags are only meaningful for install");
+	if ((unsigned)r->sig > WIRE_SIG_TAR)
+		return pst_fail(e, EPROTO, "unknown signature kind %u", (unsigned)r->sig);
+	if (r->sig != WIRE_SIG_NONE && r->op != WIRE_OP_INSTALL)
+		return pst_fail(e, EPROTO, "a signature is only meaningful for install");
 	rc = check_name(r, e);
 	if (rc < 0)
 		return rc;
@@ -106,7 +111,7 @@ size_t wire_request_encode(const struct wire_request *r, uint8_t *buf, size_t ca
 	memcpy(buf, WIRE_MAGIC, 4);
 	buf[4] = WIRE_VERSION;
 	buf[5] = (uint8_t)r->op;
-	put_u16(buf + 6, r->flags);
+	put_u16(buf + 6, r->flags | ((unsigned)r->sig << WIRE_SIG_SHIFT));
 	put_u32(buf + 8, (uint32_t)(len - WIRE_HEADER_LEN));
 	return len;
 }
@@ -163,6 +168,8 @@ int wire_request_decode(const uint8_t *buf, size_t len, struct wire_request *r,
 				len - WIRE_HEADER_LEN, body_len);
 	r->op = (enum wire_op)buf[5];
 	r->flags = ((unsigned)buf[6] << 8) | buf[7];
+	r->sig = (enum wire_signature)((r->flags & WIRE_SIG_MASK) >> WIRE_SIG_SHIFT);
+	r->flags &= ~WIRE_SIG_MASK;
 	if (!take_string(&p, end, r->name, sizeof(r->name)) ||
 	    !take_string(&p, end, r->from, sizeof(r->from)) ||
 	    !take_string(&p, end, r->port, sizeof(r->port)) ||
@@ -176,4 +183,31 @@ int wire_request_decode(const uint8_t *buf, size_t len, struct wire_request *r,
 bool wire_msg_is_final(int type)
 {
 	return type == WIRE_MSG_OK || type == WIRE_MSG_REFUSED || type == WIRE_MSG_ERROR;
+}
+
+bool wire_signature_name(const char *file, enum wire_signature sig, char *out, size_t outlen)
+{
+	const char *tar = NULL;
+	const char *p;
+	int n;
+
+	switch (sig) {
+	case WIRE_SIG_ASC:
+		n = snprintf(out, outlen, "%s.asc", file);
+		break;
+	case WIRE_SIG_BIN:
+		n = snprintf(out, outlen, "%s.sig", file);
+		break;
+	case WIRE_SIG_TAR:
+		for (p = strstr(file, ".tar."); p != NULL; p = strstr(p + 1, ".tar."))
+			tar = p;
+		if (tar == NULL)
+			return false;
+		n = snprintf(out, outlen, "%.*s.tar.sign", (int)(tar - file), file);
+		break;
+	case WIRE_SIG_NONE:
+	default:
+		return false;
+	}
+	return n > 0 && (size_t)n < outlen;
 }

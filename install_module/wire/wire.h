@@ -1,10 +1,14 @@
 /*
  * The protocol between the maintainer's client and postern-installd.
  *
- * Request (client -> daemon), sent in one sendmsg() with at most one fd
- * (the opened upload, for install) attached by SCM_RIGHTS:
+ * Request (client -> daemon), sent in one sendmsg() with the fds of an
+ * install attached by SCM_RIGHTS: the opened upload, then, for a signed
+ * install, its opened detached signature (exactly two, in that order):
  *
  *   "PSTN" | version u8 (1) | op u8 | flags u16 BE | body length u32 BE | body
+ *
+ * flags bits 0-1 are WIRE_FLAG_*; bits 8-9 say which signature file rides
+ * along (enum wire_signature, install only); every other bit is refused.
  *
  * The body is exactly four NUL-terminated strings: name, from, port, sid.
  * name is the upload's file name (install), the released file name
@@ -47,10 +51,25 @@ enum wire_op {
 #define WIRE_FLAG_DRY_RUN 0x1u
 #define WIRE_FLAG_FORCE 0x2u
 #define WIRE_FLAGS_KNOWN (WIRE_FLAG_DRY_RUN | WIRE_FLAG_FORCE)
+#define WIRE_SIG_SHIFT 8
+#define WIRE_SIG_MASK (0x3u << WIRE_SIG_SHIFT)
+
+/*
+ * The detached OpenPGP signature sent with an install, by the name it had
+ * next to the upload. The daemon derives that name from the upload's
+ * (wire_signature_name), so the client never names a second file.
+ */
+enum wire_signature {
+	WIRE_SIG_NONE = 0,
+	WIRE_SIG_ASC = 1,     /* FILE.asc: armored, over the uploaded bytes */
+	WIRE_SIG_BIN = 2,     /* FILE.sig: binary, over the uploaded bytes */
+	WIRE_SIG_TAR = 3,     /* <module>-<version>.tar.sign: over the uncompressed tar (kup) */
+};
 
 struct wire_request {
 	enum wire_op op;
-	unsigned flags;
+	unsigned flags;            /* WIRE_FLAG_* only */
+	enum wire_signature sig;   /* WIRE_SIG_NONE unless a signed install */
 	char name[INCOMING_NAME_MAX + 1];
 	char from[64];
 	char port[8];
@@ -79,5 +98,12 @@ int wire_request_decode(const uint8_t *buf, size_t len, struct wire_request *r,
 			struct pst_err *e);
 
 bool wire_msg_is_final(int type);
+
+/*
+ * The name of the signature file of kind sig for the upload file (FILE.asc,
+ * FILE.sig, or FILE up to its last ".tar." + ".tar.sign"). False when sig is
+ * WIRE_SIG_NONE, file has no ".tar." for WIRE_SIG_TAR, or out is too small.
+ */
+bool wire_signature_name(const char *file, enum wire_signature sig, char *out, size_t outlen);
 
 #endif

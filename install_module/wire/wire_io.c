@@ -16,12 +16,14 @@
 
 #define WIRE_MAX_FDS 4
 
-int wire_send_request(int sock, const struct wire_request *r, int passfd,
+int wire_send_request(int sock, const struct wire_request *r, int passfd, int sigfd,
 		      struct pst_err *e)
 {
 	uint8_t buf[WIRE_REQUEST_MAX];
+	int pass[2] = { passfd, sigfd };
+	size_t npass = passfd < 0 ? 0 : r->sig != WIRE_SIG_NONE ? 2 : 1;
 	union {
-		char space[CMSG_SPACE(sizeof(int))];
+		char space[CMSG_SPACE(sizeof(int) * 2)];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov;
@@ -32,20 +34,22 @@ int wire_send_request(int sock, const struct wire_request *r, int passfd,
 
 	if (len == 0)
 		return pst_fail(e, EINVAL, "the request cannot be encoded (name too long or invalid)");
+	if (r->sig != WIRE_SIG_NONE && (passfd < 0 || sigfd < 0))
+		return pst_fail(e, EINVAL, "a signed request needs the upload and the signature");
 	memset(&msg, 0, sizeof(msg));
 	iov.iov_base = buf;
 	iov.iov_len = len;
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
-	if (passfd >= 0) {
+	if (npass > 0) {
 		memset(&ctl, 0, sizeof(ctl));
 		msg.msg_control = ctl.space;
-		msg.msg_controllen = sizeof(ctl.space);
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * npass);
 		c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &passfd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * npass);
+		memcpy(CMSG_DATA(c), pass, sizeof(int) * npass);
 	}
 	do
 		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
@@ -147,8 +151,19 @@ static int recv_exact(int sock, uint8_t *buf, size_t *got, size_t want, int *fds
 	return 0;
 }
 
-int wire_recv_request(int sock, struct wire_request *r, int *fd_out, unsigned timeout_sec,
-		      struct pst_err *e)
+/* How many fds r takes: exactly two when signed, else at most one. */
+static int check_fd_count(const struct wire_request *r, size_t nfds, struct pst_err *e)
+{
+	if (r->sig != WIRE_SIG_NONE && nfds != 2)
+		return pst_fail(e, EPROTO, "%zu file descriptors passed with a signed install, expected two (the upload, then its signature)",
+				nfds);
+	if (r->sig == WIRE_SIG_NONE && nfds > 1)
+		return pst_fail(e, EPROTO, "%zu file descriptors passed, at most one expected", nfds);
+	return 0;
+}
+
+int wire_recv_request(int sock, struct wire_request *r, struct wire_fds *fds_out,
+		      unsigned timeout_sec, struct pst_err *e)
 {
 	struct timespec deadline;
 	uint8_t buf[WIRE_REQUEST_MAX];
@@ -158,7 +173,8 @@ int wire_recv_request(int sock, struct wire_request *r, int *fd_out, unsigned ti
 	size_t body_len;
 	int rc;
 
-	*fd_out = -1;
+	fds_out->upload = -1;
+	fds_out->sig = -1;
 	if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
 		return pst_fail(e, errno, "no monotonic clock: %s", strerror(errno));
 	deadline.tv_sec += (time_t)timeout_sec;
@@ -169,13 +185,14 @@ int wire_recv_request(int sock, struct wire_request *r, int *fd_out, unsigned ti
 		rc = recv_exact(sock, buf, &got, WIRE_HEADER_LEN + body_len, fds, &nfds, &deadline, e);
 	if (rc == 0)
 		rc = wire_request_decode(buf, got, r, e);
-	if (rc == 0 && nfds > 1)
-		rc = pst_fail(e, EPROTO, "%zu file descriptors passed, at most one expected", nfds);
+	if (rc == 0)
+		rc = check_fd_count(r, nfds, e);
 	if (rc < 0) {
 		close_fds(fds, nfds);
 		return rc;
 	}
-	*fd_out = nfds == 1 ? fds[0] : -1;
+	fds_out->upload = nfds >= 1 ? fds[0] : -1;
+	fds_out->sig = nfds == 2 ? fds[1] : -1;
 	return 0;
 }
 

@@ -10,18 +10,29 @@
 #include "errmsg.h"
 #include "wire.h"
 
-/* Send r in one message; passfd (or -1) rides along with it. */
-int wire_send_request(int sock, const struct wire_request *r, int passfd,
+/* The fds passed with a request; -1 when none. */
+struct wire_fds {
+	int upload;     /* the opened upload (install) */
+	int sig;        /* its opened detached signature (r->sig != WIRE_SIG_NONE) */
+};
+
+/*
+ * Send r in one message; passfd (or -1) rides along with it, and sigfd
+ * after it when r->sig says a signature is sent (it must then be >= 0).
+ */
+int wire_send_request(int sock, const struct wire_request *r, int passfd, int sigfd,
 		      struct pst_err *e);
 
 /*
  * Receive and decode one request, all of it within timeout_sec (a client
- * trickling a byte at a time is cut off too). *fd_out gets the passed fd
- * (close-on-exec) or -1. More than one passed fd, truncated control data,
- * a short, late or malformed request: -EPROTO and every received fd closed.
+ * trickling a byte at a time is cut off too). fds gets the passed fds
+ * (close-on-exec) or -1: an unsigned request takes at most one, a signed
+ * install exactly two (upload, signature). Any other count, truncated
+ * control data, a short, late or malformed request: -EPROTO and every
+ * received fd closed.
  */
-int wire_recv_request(int sock, struct wire_request *r, int *fd_out, unsigned timeout_sec,
-		      struct pst_err *e);
+int wire_recv_request(int sock, struct wire_request *r, struct wire_fds *fds,
+		      unsigned timeout_sec, struct pst_err *e);
 
 /* Send one frame; text is cut at WIRE_TEXT_MAX. Never raises SIGPIPE. */
 int wire_send_msg(int sock, enum wire_msg type, const char *fmt, ...)

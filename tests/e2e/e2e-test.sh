@@ -554,20 +554,41 @@ logins_since() {
 	e2e_log_since "$1" | grep -F "event=login_ok" | grep -cF "user=$2"
 }
 
+# A signing key of RELM, made here, in her keyring on the server (as an
+# admin would put it there): the signatures --release uploads are verified.
+GPG_HOME=
+relm_key() {
+	[ -z "$GPG_HOME" ] || return 0
+	GPG_HOME=$T/gnupg
+	install -d -m 0700 "$GPG_HOME"
+	relm_gpg --quick-gen-key "Release Maintainer <$RELM@example.org>" ed25519 sign never &&
+		relm_gpg --export >"$E2E_ROOT/keyrings/$RELM.pgp" &&
+		chmod 0644 "$E2E_ROOT/keyrings/$RELM.pgp"
+}
+# gpg on RELM's home; its agent is stopped after each use (no process of
+# the run may be left over).
+relm_gpg() {
+	local rc=0
+	GNUPGHOME=$GPG_HOME gpg --batch --yes --quiet --no-tty --pinentry-mode loopback --passphrase '' "$@" 2>/dev/null || rc=$?
+	gpgconf --homedir "$GPG_HOME" --kill gpg-agent 2>/dev/null
+	return $rc
+}
+
 release_one_login() {
 	local f=$T/greet-1.0.0.tar.xz dir=$E2E_ROOT/pub/sources/greet/1.0 before
 	make_tarball greet-1.0.0 tar.xz
-	echo "not really a signature" >"$f.asc"
+	relm_key && relm_gpg --armor --detach-sign -o "$f.asc" "$f" ||
+		{ fail_with "cannot make the signature"; return 1; }
 	snapshot >"$SNAP"
 	before=$(prompts)
 	release_client "$RELM" -- "$f"
 	want_rc 0 && want_out "released: greet-1.0.0.tar.xz" && want_out "installed as sources/greet/1.0/" &&
-		want_out "1.0.0" || return 1
+		want_out "signed by OpenPGP key" && want_out "1.0.0" || return 1
 	[ "$(prompts)" = $((before + 1)) ] || { fail_with "asked $(($(prompts) - before)) codes, wanted 1"; return 1; }
 	cmp -s "$f" "$dir/greet-1.0.0.tar.xz" || { fail_with "the tree copy differs"; return 1; }
 	[ ! -e "$E2E_ROOT/incoming/$RELM/greet-1.0.0.tar.xz" ] || { fail_with "upload left in incoming"; return 1; }
-	cmp -s "$f.asc" "$E2E_ROOT/incoming/$RELM/greet-1.0.0.tar.xz.asc" ||
-		{ fail_with "the signature next to the file was not uploaded"; return 1; }
+	cmp -s "$f.asc" "$dir/greet-1.0.0.tar.xz.asc" ||
+		{ fail_with "the signature next to the file was not uploaded and published"; return 1; }
 	want_log "$MARK" "event=install_ok" "user=$RELM" "module=greet" "version=1.0.0" &&
 		want_log "$MARK" "event=command_allow" "user=$RELM" "name=rsync" &&
 		want_log "$MARK" "event=command_allow" "user=$RELM" "name=list" &&
@@ -586,7 +607,8 @@ release_second_big() {
 	head -c $((50 * 1024 * 1024)) /dev/urandom >"$T/src/$nv/blob"
 	tar -C "$T/src" --owner=0 --group=0 -cf - "$nv" | gzip -1 >"$f"
 	rm -rf "${T:?}/src"
-	echo "a sign file" >"$T/greet-1.1.0.tar.sign"
+	gzip -dc "$f" | relm_gpg --armor --detach-sign -o "$T/greet-1.1.0.tar.sign" ||
+		{ fail_with "cannot make the .tar.sign"; return 1; }
 	snapshot >"$SNAP"
 	before=$(prompts)
 	release_client "$RELM" -q -- "$f"
@@ -595,7 +617,8 @@ release_second_big() {
 	[ "$(prompts)" = $((before + 1)) ] || { fail_with "not one code for the second release"; return 1; }
 	cmp -s "$f" "$E2E_ROOT/pub/sources/greet/1.1/greet-1.1.0.tar.gz" ||
 		{ fail_with "50 MB did not arrive byte for byte"; return 1; }
-	[ -f "$E2E_ROOT/incoming/$RELM/greet-1.1.0.tar.sign" ] || { fail_with ".tar.sign not uploaded"; return 1; }
+	cmp -s "$T/greet-1.1.0.tar.sign" "$E2E_ROOT/pub/sources/greet/1.1/greet-1.1.0.tar.sign" ||
+		{ fail_with ".tar.sign not uploaded and published"; return 1; }
 	[ "$(logins_since "$MARK" "$RELM")" = 1 ] &&
 		want_log "$MARK" "event=install_ok" "user=$RELM" "version=1.1.0"
 }

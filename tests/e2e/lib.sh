@@ -142,6 +142,7 @@ e2e_make_dirs() {
 	install -d -m 0755 -o postern -g postern "$E2E_ROOT/pub" "$E2E_ROOT/pub/sources"
 	install -d -m 0711 -o root -g root "$E2E_ROOT/incoming"
 	install -d -m 0755 -o postern -g postern "$E2E_ROOT/run"
+	install -d -m 0755 -o root -g root "$E2E_ROOT/keyrings"
 }
 
 # --- users ---------------------------------------------------------------------
@@ -205,6 +206,8 @@ e2e_write_policy() {
 		echo "  tree: $E2E_ROOT/pub"
 		echo "  state: $E2E_ROOT/state"
 		echo "  socket: $E2E_ROOT/run/installd.sock"
+		echo "signatures:"
+		echo "  keyrings: $E2E_ROOT/keyrings"
 		if [ "$rel" != - ]; then
 			echo "release_team:"
 			echo "  users: [$rel]"

@@ -10,6 +10,8 @@
  *   installd-abuse SOCKET badlen               a header announcing a huge body
  *   installd-abuse SOCKET short                half a header, then close
  *   installd-abuse SOCKET twofds FILE NAME     two fds with one request
+ *   installd-abuse SOCKET signedonefd FILE NAME  a signed install (.asc) with no signature fd
+ *   installd-abuse SOCKET sigpass FILE SIG NAME  a signed install (.asc): FILE, then SIG, both opened O_RDONLY
  *   installd-abuse SOCKET fdwithlist FILE      an fd with a list request
  *   installd-abuse SOCKET silent               connect and say nothing
  *   installd-abuse SOCKET trickle              send a request one byte every 4 seconds
@@ -125,7 +127,7 @@ static int mutate_while_read(int sock, const char *file, bool grow)
 
 	memset(junk, 'x', sizeof(junk));
 	request(&r, WIRE_OP_INSTALL, strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
-	if (wire_send_request(sock, &r, fd, NULL) < 0)
+	if (wire_send_request(sock, &r, fd, -1, NULL) < 0)
 		return 2;
 	for (i = 0; i < 200; i++) {
 		if (grow ? write(wfd, junk, sizeof(junk)) < 0 : ftruncate(wfd, 1024 * (200 - i)) < 0)
@@ -135,13 +137,15 @@ static int mutate_while_read(int sock, const char *file, bool grow)
 	return answer(sock) == WIRE_MSG_OK ? 1 : 0;
 }
 
-static int install_with_fds(int sock, const char *name, const int *fds, size_t nfds)
+static int install_with_fds(int sock, const char *name, const int *fds, size_t nfds,
+			    enum wire_signature sig)
 {
 	struct wire_request r;
 	uint8_t buf[WIRE_REQUEST_MAX];
 	size_t len;
 
 	request(&r, WIRE_OP_INSTALL, name);
+	r.sig = sig;
 	len = wire_request_encode(&r, buf, sizeof(buf));
 	if (len == 0 || send_raw(sock, buf, len, fds, nfds) < 0)
 		return 2;
@@ -218,9 +222,14 @@ int main(int argc, char **argv)
 	if (strcmp(argv[2], "fdwithlist") == 0) {
 		fds[0] = open_or_die(argv[3], O_RDONLY);
 		request(&r, WIRE_OP_LIST_MINE, "");
-		if (wire_send_request(sock, &r, fds[0], NULL) < 0)
+		if (wire_send_request(sock, &r, fds[0], -1, NULL) < 0)
 			return 2;
 		return answer(sock) == WIRE_MSG_OK ? 1 : 0;
+	}
+	if (argc == 6 && strcmp(argv[2], "sigpass") == 0) {
+		fds[0] = open_or_die(argv[3], O_RDONLY | O_NONBLOCK);
+		fds[1] = open_or_die(argv[4], O_RDONLY | O_NONBLOCK);
+		return install_with_fds(sock, argv[5], fds, 2, WIRE_SIG_ASC);
 	}
 	if (argc != 5)
 		return 2;
@@ -232,7 +241,9 @@ int main(int argc, char **argv)
 		fds[0] = open_or_die(argv[3], O_RDONLY | O_NONBLOCK);
 	if (strcmp(argv[2], "twofds") == 0) {
 		fds[1] = fds[0];
-		return install_with_fds(sock, argv[4], fds, 2);
+		return install_with_fds(sock, argv[4], fds, 2, WIRE_SIG_NONE);
 	}
-	return install_with_fds(sock, argv[4], fds, 1);
+	if (strcmp(argv[2], "signedonefd") == 0)
+		return install_with_fds(sock, argv[4], fds, 1, WIRE_SIG_ASC);
+	return install_with_fds(sock, argv[4], fds, 1, WIRE_SIG_NONE);
 }

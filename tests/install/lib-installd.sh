@@ -104,8 +104,10 @@ start_checker() {
 stop_checker() {
 	[ -n "$CHECKD" ] || return 0
 	# By pid, not by process group: its checkers first, then the activator.
-	pkill -9 -P "$CHECKD" 2>/dev/null
-	kill -9 "$CHECKD" 2>/dev/null
+	# `|| true`: under set -e (the benches) a pkill that found no checker
+	# would end the EXIT trap here, leaving the daemon running.
+	pkill -9 -P "$CHECKD" 2>/dev/null || true
+	kill -9 "$CHECKD" 2>/dev/null || true
 	wait "$CHECKD" 2>/dev/null || true
 	CHECKD=
 }
@@ -132,7 +134,7 @@ CHECKD=
 kill_daemon() {
 	stop_checker
 	[ -n "$DAEMON" ] || return 0
-	kill -9 -- "-$DAEMON" 2>/dev/null
+	kill -9 -- "-$DAEMON" 2>/dev/null || true
 	# Its status is 137 by design; under set -e (the benches) a failing wait
 	# in an EXIT trap would become the script's own status.
 	wait "$DAEMON" 2>/dev/null || true
@@ -239,9 +241,14 @@ for mod in os.listdir(root):
             m = re.fullmatch(re.escape(mod) + r'-(.+)\.(tar\.(?:xz|gz|bz2|zst))', f)
             if m:
                 present.setdefault(m.group(1), {})[m.group(2)] = d + '/' + f
-                sums = open(os.path.join(p, mod + '-' + m.group(1) + '.sha256sum')).read().split()
+                lines = [l.split() for l in open(os.path.join(p, mod + '-' + m.group(1) + '.sha256sum')).read().splitlines()]
                 h = hashlib.sha256(open(os.path.join(p, f), 'rb').read()).hexdigest()
-                assert sums == [h, f], (f, sums, h)
+                assert lines[0] == [h, f], (f, lines, h)
+                # A signed release: its signature's line, second and last.
+                for sh, sf in lines[1:]:
+                    assert sf in (f + '.asc', f + '.sig', mod + '-' + m.group(1) + '.tar.sign'), (f, sf)
+                    assert hashlib.sha256(open(os.path.join(p, sf), 'rb').read()).hexdigest() == sh, sf
+                assert len(lines) <= 2, (f, lines)
     cache = json.load(open(os.path.join(mdir, 'cache.json')))
     listed = {v: {k: x for k, x in fm.items() if k != 'sha256sum'} for v, fm in cache[1][mod].items()}
     assert listed == present, (mod, listed, present)
@@ -251,4 +258,70 @@ PY
 	before=$(tree_state)
 	"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex --all || return 1
 	[ "$before" = "$(tree_state)" ]
+}
+
+# --- OpenPGP signatures (test-installd-signatures.sh) -------------------------
+# Keys live in throwaway GNUPGHOMEs under $R; each uploader's keyring is
+# exported into $R/keyrings/<user>.pgp, root-owned 0644, as an admin would.
+
+# gpg_in HOME ARGS...: gpg on the throwaway home, no passphrase, no terminal.
+gpg_in() {
+	local home="$1"; shift
+	GNUPGHOME="$home" gpg --batch --yes --quiet --no-tty --pinentry-mode loopback --passphrase '' "$@"
+}
+
+# make_key HOME UID [EXPIRE]: a new signing-only ed25519 key; prints its fingerprint.
+make_key() {
+	[ -d "$1" ] || install -d -m 0700 "$1"
+	GPG_HOMES="${GPG_HOMES:-} $1"
+	gpg_in "$1" --quick-gen-key "$2" ed25519 sign "${3:-never}" 2>/dev/null || return 1
+	gpg_in "$1" --with-colons --list-keys "$2" | awk -F: '/^fpr/ { print $10; exit }'
+}
+
+# export_keyring USER HOME FPR...: those keys, exported, as USER's keyring.
+export_keyring() {
+	local u="$1" home="$2"; shift 2
+	install -d -m 0755 -o root -g root "$R/keyrings"
+	gpg_in "$home" --export "$@" > "$R/keyrings/$u.pgp"
+	chown root:root "$R/keyrings/$u.pgp"
+	chmod 0644 "$R/keyrings/$u.pgp"
+}
+
+# sign_file HOME FPR FILE OUT [--armor]: a detached signature of FILE by FPR, owned like FILE.
+sign_file() {
+	local home="$1" fpr="$2" f="$3" out="$4"; shift 4
+	gpg_in "$home" --local-user "$fpr" "$@" --detach-sign --output "$out" "$f" &&
+		chown --reference="$f" "$out" && chmod 0644 "$out"
+}
+
+# sign_tar HOME FPR TARBALL OUT: kup's armored signature of the uncompressed tar stream.
+sign_tar() {
+	local home="$1" fpr="$2" f="$3" out="$4"
+	xz -dcf "$f" 2>/dev/null | gpg_in "$home" --local-user "$fpr" --armor --detach-sign --output "$out" - &&
+		chown --reference="$f" "$out" && chmod 0644 "$out"
+}
+
+# Stop the gpg-agents the keys started (by their homes, one by one).
+kill_gpg_agents() {
+	local h
+	for h in ${GPG_HOMES:-}; do
+		gpgconf --homedir "$h" --kill gpg-agent 2>/dev/null || true
+	done
+	# An EXIT trap's status would become a `set -e` script's own.
+	return 0
+}
+
+# enable_signatures: signatures.keyrings in $R/keyrings, and module ptsig
+# (maintainer ptinst-m) requiring a signature; ptmod keeps them optional.
+enable_signatures() {
+	install -d -m 0755 -o root -g root "$R/keyrings"
+	python3 - /etc/postern/postern.yaml "$R/keyrings" <<'PY'
+import sys
+path, keyrings = sys.argv[1], sys.argv[2]
+text = open(path).read()
+text = text.replace("modules:\n", "modules:\n  ptsig:\n    maintainers: [ptinst-m]\n    signature: required\n", 1)
+text += "signatures:\n  keyrings: %s\n  require: false\n" % keyrings
+open(path, 'w').write(text)
+PY
+	chmod 0644 /etc/postern/postern.yaml
 }

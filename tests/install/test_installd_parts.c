@@ -85,6 +85,49 @@ static void test_wire_refusals(void **state)
 	assert_non_null(strstr(e.msg, "magic"));
 }
 
+static void test_wire_signature(void **state)
+{
+	struct wire_request r;
+	struct wire_request back;
+	uint8_t buf[WIRE_REQUEST_MAX];
+	char name[300];
+	struct pst_err e;
+	size_t len;
+
+	(void)state;
+	request(&r, WIRE_OP_INSTALL, WIRE_FLAG_DRY_RUN, "gtk-4.14.0.tar.xz");
+	r.sig = WIRE_SIG_TAR;
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	assert_true(len > 0);
+	assert_int_equal(buf[6], WIRE_SIG_TAR);       /* bits 8-9 of the flags */
+	assert_int_equal(wire_request_decode(buf, len, &back, NULL), 0);
+	assert_int_equal(back.sig, WIRE_SIG_TAR);
+	assert_int_equal(back.flags, WIRE_FLAG_DRY_RUN);
+	/* Only an install carries a signature. */
+	request(&r, WIRE_OP_DELETE, 0, "gtk-4.14.0.tar.xz");
+	r.sig = WIRE_SIG_ASC;
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	r.sig = WIRE_SIG_NONE;
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	buf[6] = 0x01;
+	assert_int_equal(wire_request_decode(buf, len, &back, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "signature is only meaningful for install"));
+	/* A bit above the signature field is still unknown. */
+	buf[5] = WIRE_OP_INSTALL;
+	buf[6] = 0x04;
+	assert_int_equal(wire_request_decode(buf, len, &back, &e), -EPROTO);
+	/* The names, derived from the upload's. */
+	assert_true(wire_signature_name("gtk-4.14.0.tar.xz", WIRE_SIG_ASC, name, sizeof(name)));
+	assert_string_equal(name, "gtk-4.14.0.tar.xz.asc");
+	assert_true(wire_signature_name("gtk-4.14.0.tar.xz", WIRE_SIG_BIN, name, sizeof(name)));
+	assert_string_equal(name, "gtk-4.14.0.tar.xz.sig");
+	assert_true(wire_signature_name("gtk-4.tar.0.tar.gz", WIRE_SIG_TAR, name, sizeof(name)));
+	assert_string_equal(name, "gtk-4.tar.0.tar.sign");
+	assert_false(wire_signature_name("gtk-4.zip", WIRE_SIG_TAR, name, sizeof(name)));
+	assert_false(wire_signature_name("gtk-4.tar.xz", WIRE_SIG_NONE, name, sizeof(name)));
+	assert_false(wire_signature_name("gtk-4.tar.xz", WIRE_SIG_ASC, name, 12));
+}
+
 static void test_ledger_round_trip(void **state)
 {
 	struct ledger_record r = { 0 };
@@ -104,12 +147,23 @@ static void test_ledger_round_trip(void **state)
 	strcpy(r.dir, "4.14");
 	strcpy(r.forced, "no");
 	strcpy(r.attic, "-");
+	strcpy(r.signature, "gtk-4.14.0.tar.xz.asc");
+	strcpy(r.signer, "0123456789ABCDEF0123456789ABCDEF01234567");
 	assert_true(ledger_format(&r, line, sizeof(line)));
 	assert_non_null(strstr(line, "time=2026-12-03T"));
 	assert_true(ledger_parse(line, &back));
 	assert_int_equal(back.when, r.when);
 	assert_string_equal(back.file, r.file);
 	assert_string_equal(back.sha256, r.sha256);
+	assert_string_equal(back.signature, r.signature);
+	assert_string_equal(back.signer, r.signer);
+	assert_true(ledger_signed(&back));
+	/* A line written before signatures existed reads as unsigned. */
+	assert_true(ledger_parse("time=2026-12-03T06:40:00Z op=install user=alice module=gtk "
+				 "version=4.14.0 file=gtk-4.14.0.tar.xz", &back));
+	assert_string_equal(back.signature, "-");
+	assert_string_equal(back.signer, "-");
+	assert_false(ledger_signed(&back));
 	/* A value that could forge a field is refused by the writer. */
 	strcpy(r.user, "alice op=delete");
 	assert_false(ledger_format(&r, line, sizeof(line)));
@@ -207,6 +261,18 @@ static void test_release_mail(void **state)
 	assert_non_null(strstr(b.s, "\nX-Maintainer-Upload: no\nX-Module-SHA256-tar.xz: abc123\n"));
 	assert_non_null(strstr(b.s, "\n\ngtk 4.14.0 was released by bob (not a maintainer of the module)."));
 	assert_non_null(strstr(b.s, "NEWS (top):\n\nOverview of changes in 4.14.0\n- faster\n"));
+	assert_non_null(strstr(b.s, "  not signed\n"));
+	assert_null(strstr(b.s, "X-Module-Signer"));
+	strbuf_free(&b);
+	/* A signed release names its signature and signer. */
+	memset(&b, 0, sizeof(b));
+	f.signature = "gtk-4.14.0.tar.xz.asc";
+	f.signer = "0123456789ABCDEF0123456789ABCDEF01234567";
+	release_mail_format(&d, &f, &b);
+	assert_false(b.failed);
+	assert_non_null(strstr(b.s, "\nX-Module-Signer: 0123456789ABCDEF0123456789ABCDEF01234567\n"));
+	assert_non_null(strstr(b.s, "  signature: sources/gtk/4.14/gtk-4.14.0.tar.xz.asc\n"
+				    "  signed by OpenPGP key 0123456789ABCDEF0123456789ABCDEF01234567\n"));
 	strbuf_free(&b);
 }
 
@@ -215,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wire_round_trip),
 		cmocka_unit_test(test_wire_refusals),
+		cmocka_unit_test(test_wire_signature),
 		cmocka_unit_test(test_ledger_round_trip),
 		cmocka_unit_test(test_reindex),
 		cmocka_unit_test(test_release_mail),

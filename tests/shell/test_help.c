@@ -53,6 +53,7 @@ static void test_maintainer(void **state)
 
 	(void)state;
 	contains(text, "install-module [--dry-run] [--force] FILE...");
+	contains(text, "(FILE.asc, FILE.sig or MODULE-VERSION.tar.sign\n");
 	contains(text, "Uploads go to /srv/postern/incoming/bob/");
 	if (strstr(text, "You maintain: gtk, glib.") == NULL && strstr(text, "You maintain: glib, gtk.") == NULL)
 		fail_msg("modules missing:\n%s", text);
