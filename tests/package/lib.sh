@@ -86,7 +86,7 @@ wait_for_socket() {
 # postern-check.socket and postern-check@.service as systemd runs them: one
 # checker per connection, as the unit's User=, on the unit's socket with its
 # owner and mode. (The unit's extra sandbox is systemd's; the checker's own
-# confinement is tested in tests/install.)
+# confinement is tested in tests/install_module.)
 start_checker_like_units() {
 	local socket_unit=/lib/systemd/system/postern-check.socket
 	local service_unit=/lib/systemd/system/postern-check@.service
@@ -214,7 +214,7 @@ purge_debs() {
 
 # pam_login USER CODE KEYLINE: one pam_authenticate of USER through the real
 # libpam and the installed service /etc/pam.d/postern-pkgtest, answering the
-# code prompt with CODE, as sshd would after the key (tests/pam/pam_harness.c,
+# code prompt with CODE, as sshd would after the key (tests/pam_module/pam_harness.c,
 # without pam_wrapper). True on PAM_SUCCESS.
 pam_login() {
 	local out

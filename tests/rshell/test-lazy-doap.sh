@@ -9,7 +9,7 @@
 # Usage: test-lazy-doap.sh SYSLOG_CAPTURE PRIVATE_ETC POSTERN_SHELL
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/shell/lib-shell.sh
+# shellcheck source=tests/rshell/lib-shell.sh
 . "$here/lib-shell.sh"
 
 shell_test_start "$0" "$@"
