@@ -60,8 +60,7 @@ static int limits_set(const struct check_confinement *c, struct pst_err *e)
 	return rc;
 }
 
-/* Every filesystem right the running kernel's Landlock ABI knows. */
-static __u64 landlock_all_fs(int abi)
+uint64_t check_landlock_all_fs(int abi)
 {
 	__u64 all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;   /* ABI 1: bits 0-12 */
 
@@ -93,7 +92,7 @@ static int landlock_deny_all(int *abi_out, struct pst_err *e)
 		return (errno == ENOSYS || errno == EOPNOTSUPP) ? 0
 			: pst_fail(e, errno, "Landlock probe failed: %s", strerror(errno));
 	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = landlock_all_fs((int)abi);
+	attr.handled_access_fs = check_landlock_all_fs((int)abi);
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return pst_fail(e, errno, "cannot create a Landlock ruleset: %s", strerror(errno));

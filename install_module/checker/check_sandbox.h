@@ -35,6 +35,10 @@ struct check_confinement {
 /* The kernel's Landlock ABI version, 0 when it has none (or it is disabled). */
 int check_landlock_abi(void);
 
+/* Every filesystem right the running kernel's Landlock ABI knows: a
+ * ruleset handling them all leaves none open by omission. */
+uint64_t check_landlock_all_fs(int abi);
+
 /*
  * Close every fd above CHECK_INPUT_FD (but the verifier's when c->verifier), set the limits, PR_SET_NO_NEW_PRIVS,
  * Landlock (when the kernel has it; *landlock_abi is 0 when not) and the

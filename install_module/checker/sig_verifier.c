@@ -39,14 +39,6 @@
 
 #include "spawn.h"
 
-/* Access rights of newer Landlock ABIs than the build headers may know. */
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-
 /* Where each fd sits in the verifier. */
 enum { V_DATA = 0, V_OUT = 1, V_ERR = 2, V_SIG = 3, V_KEYRING = 4, V_NFDS = 5 };
 
@@ -103,9 +95,7 @@ static int verifier_landlock(void)
 {
 	const __u64 read_exec = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
 				LANDLOCK_ACCESS_FS_READ_DIR;
-	struct landlock_ruleset_attr attr = {
-		.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1,
-	};
+	struct landlock_ruleset_attr attr;
 	struct landlock_path_beneath_attr rule = { .allowed_access = read_exec };
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	struct stat st;
@@ -114,13 +104,8 @@ static int verifier_landlock(void)
 
 	if (abi < 0)
 		return (errno == ENOSYS || errno == EOPNOTSUPP) ? 0 : -1;
-	/* Every right this kernel knows is handled, so none is left open by omission. */
-	if (abi >= 2)
-		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	memset(&attr, 0, sizeof(attr));
+	attr.handled_access_fs = check_landlock_all_fs((int)abi);
 	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rs < 0)
 		return -1;
