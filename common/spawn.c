@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +95,14 @@ void fds_close_from(int lowfd)
 	closedir(d);
 }
 
-static void child_exec(const char *const argv[], char *const envp[])
+/* out < 0: stdout on /dev/null, stderr inherited; else stdout on out and
+ * stderr on /dev/null (a captured program's chatter is nobody's to read). */
+static void child_exec(const char *const argv[], char *const envp[], int out)
 {
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0)
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out < 0 ? devnull : out, 1) < 0 ||
+	    (out >= 0 && dup2(devnull, 2) < 0))
 		_exit(126);
 	fds_close_from(3);
 	signal(SIGPIPE, SIG_DFL);
@@ -120,7 +124,7 @@ int spawn_wait(const char *const argv[], char *const envp[], unsigned timeout_se
 	if (pid < 0)
 		return pst_fail(e, errno, "%s: cannot fork: %s", argv[0], strerror(errno));
 	if (pid == 0)
-		child_exec(argv, envp);
+		child_exec(argv, envp, -1);
 	for (;;) {
 		r = waitpid(pid, status, timeout_sec ? WNOHANG : 0);
 		if (r == pid)
@@ -139,4 +143,75 @@ int spawn_wait(const char *const argv[], char *const envp[], unsigned timeout_se
 			waited_ms += 20;
 		}
 	}
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The child's stdout until EOF, the cap or the deadline: 0, -EFBIG, -ETIMEDOUT or -errno. */
+static int read_until(int fd, long long deadline, char *out, size_t cap, size_t *len)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	ssize_t n;
+
+	*len = 0;
+	for (;;) {
+		long long left = deadline - now_ms();
+		int ready = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return -errno;
+		if (ready == 0)
+			return -ETIMEDOUT;
+		n = read(fd, out + *len, cap - *len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
+		*len += (size_t)n;
+		if (*len == cap)
+			return -EFBIG;
+	}
+}
+
+int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout_sec,
+		  char *out, size_t cap, size_t *len, int *status, struct pst_err *e)
+{
+	int pipefd[2], rc;
+	pid_t pid;
+
+	if (argv == NULL || argv[0] == NULL || argv[0][0] != '/' || cap == 0)
+		return pst_fail(e, EINVAL, "a program to run must be given by absolute path");
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return pst_fail(e, errno, "%s: pipe: %s", argv[0], strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		rc = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return pst_fail(e, rc, "%s: cannot fork: %s", argv[0], strerror(rc));
+	}
+	if (pid == 0)
+		child_exec(argv, envp, pipefd[1]);
+	close(pipefd[1]);
+	rc = read_until(pipefd[0], now_ms() + timeout_sec * 1000LL, out, cap, len);
+	close(pipefd[0]);
+	if (rc < 0)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	if (rc == -ETIMEDOUT)
+		return pst_fail(e, ETIMEDOUT, "%s: killed after %u seconds", argv[0], timeout_sec);
+	if (rc == -EFBIG)
+		return pst_fail(e, EFBIG, "%s: printed more than %zu bytes", argv[0], cap);
+	if (rc < 0)
+		return pst_fail(e, -rc, "%s: reading its output: %s", argv[0], strerror(-rc));
+	return 0;
 }

@@ -35,4 +35,14 @@ void fds_close_from(int lowfd);
 int spawn_wait(const char *const argv[], char *const envp[], unsigned timeout_sec,
 	       int *status, struct pst_err *e);
 
+/*
+ * spawn_wait with stdout read into out instead of /dev/null (at most cap
+ * bytes; more is -EFBIG) and stderr on /dev/null; the child is killed when
+ * it has not finished printing within timeout_sec seconds (-ETIMEDOUT).
+ * *len gets the bytes read, *status the waitpid status. Returns 0 when the
+ * child was started, read and reaped, -errno otherwise.
+ */
+int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout_sec,
+		  char *out, size_t cap, size_t *len, int *status, struct pst_err *e);
+
 #endif

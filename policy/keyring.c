@@ -13,14 +13,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -29,7 +26,7 @@
 
 #define GPG_PATH "/usr/bin/gpg"
 #define GPG_OUTPUT_MAX (256u * 1024)
-#define GPG_TIMEOUT_MS 20000
+#define GPG_TIMEOUT_SEC 20
 #define KEYRING_COPY "keyring.pgp"
 #define COLON_FIELDS 10
 
@@ -144,44 +141,8 @@ static int copy_into(const char *home, const char *buf, size_t len, struct pst_e
 	return rc < 0 ? pst_fail(e, -rc, "%s/" KEYRING_COPY ": %s", home, strerror(-rc)) : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Read the child's stdout until EOF, the cap or the deadline. */
-static int read_capped(int fd, char *out, size_t cap, size_t *len)
-{
-	int64_t deadline = now_ms() + GPG_TIMEOUT_MS;
-	struct pollfd pfd = { fd, POLLIN, 0 };
-	ssize_t n;
-
-	*len = 0;
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		int ready = left > 0 ? poll(&pfd, 1, (int)left) : 0;
-
-		if (ready < 0 && errno == EINTR)
-			continue;
-		if (ready < 0)
-			return -errno;
-		if (ready == 0)
-			return -ETIMEDOUT;
-		n = read(fd, out + *len, cap - *len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : 0;
-		*len += (size_t)n;
-		if (*len == cap)
-			return -EFBIG;
-	}
-}
-
-static void exec_gpg(const char *home, int out_fd)
+/* gpg's listing of home/keyring.pgp into out (at most cap bytes). */
+static int run_gpg(const char *home, char *out, size_t cap, size_t *len, struct pst_err *e)
 {
 	char copy[PATH_MAX];
 	const char *const argv[] = {
@@ -189,52 +150,27 @@ static void exec_gpg(const char *home, int out_fd)
 		"--homedir", home, "--with-colons", "--show-keys", "--", copy, NULL,
 	};
 	struct spawn_env env = { 0 };
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	snprintf(copy, sizeof(copy), "%s/" KEYRING_COPY, home);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(null, 2) < 0)
-		_exit(127);
-	fds_close_from(3);
-	if (spawn_env_add(&env, "PATH", "/usr/bin:/bin") < 0 ||
-	    spawn_env_add(&env, "LC_ALL", "C") < 0)
-		_exit(127);
-	execve(argv[0], (char *const *)argv, spawn_env_array(&env));
-	_exit(127);
-}
-
-/* gpg's listing of home/keyring.pgp into out (at most cap bytes). */
-static int run_gpg(const char *home, char *out, size_t cap, size_t *len, struct pst_err *e)
-{
-	int pipefd[2], status = 0, rc;
-	pid_t pid;
+	int status = 0, rc;
 
 	if (access(GPG_PATH, X_OK) < 0)
 		return pst_fail(e, ENOEXEC, "certificates not listed: " GPG_PATH
 				" is not installed (apt install gnupg)");
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return pst_fail(e, errno, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return pst_fail(e, -rc, "fork: %s", strerror(-rc));
+	snprintf(copy, sizeof(copy), "%s/" KEYRING_COPY, home);
+	rc = spawn_env_add(&env, "PATH", "/usr/bin:/bin");
+	if (rc == 0)
+		rc = spawn_env_add(&env, "LC_ALL", "C");
+	if (rc < 0) {
+		spawn_env_free(&env);
+		return pst_fail(e, -rc, "cannot build gpg's environment: %s", strerror(-rc));
 	}
-	if (pid == 0)
-		exec_gpg(home, pipefd[1]);
-	close(pipefd[1]);
-	rc = read_capped(pipefd[0], out, cap, len);
-	close(pipefd[0]);
-	if (rc < 0)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	rc = spawn_capture(argv, spawn_env_array(&env), GPG_TIMEOUT_SEC, out, cap, len, &status, e);
+	spawn_env_free(&env);
 	if (rc == -ETIMEDOUT)
-		return pst_fail(e, ETIMEDOUT, "gpg took more than %d s to list it", GPG_TIMEOUT_MS / 1000);
+		return pst_fail(e, ETIMEDOUT, "gpg took more than %d s to list it", GPG_TIMEOUT_SEC);
 	if (rc == -EFBIG)
 		return pst_fail(e, EFBIG, "gpg's listing is larger than %u bytes", GPG_OUTPUT_MAX);
 	if (rc < 0)
-		return pst_fail(e, -rc, "reading gpg's listing: %s", strerror(-rc));
+		return rc;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return pst_fail(e, EINVAL, "holds no OpenPGP certificate gpg can read (gpg exit status %d): "
 				"export the key again with gpg --export FINGERPRINT",

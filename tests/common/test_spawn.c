@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,43 @@ static void test_timeout_kills(void **state)
 	assert_non_null(strstr(e.msg, "killed after 1 seconds"));
 }
 
+static void test_capture_reads_stdout_not_stderr(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo out; echo err >&2; ls /proc/self/fd", NULL };
+	char *const envp[] = { NULL };
+	char buf[256];
+	size_t len = 0;
+	int status = -1;
+	struct pst_err e;
+
+	(void)state;
+	assert_int_equal(spawn_capture(argv, envp, 10, buf, sizeof(buf) - 1, &len, &status, &e), 0);
+	buf[len] = '\0';
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* stdout only, and the child held fds 0-2 and the one ls opened, nothing else. */
+	assert_string_equal(buf, "out\n0\n1\n2\n3\n");
+}
+
+static void test_capture_cap_and_timeout(void **state)
+{
+	const char *loud[] = { "/bin/sh", "-c", "while :; do echo xxxxxxxx; done", NULL };
+	const char *silent[] = { "/bin/sleep", "30", NULL };
+	char *const envp[] = { NULL };
+	char buf[64];
+	size_t len = 0;
+	int status = 0;
+	struct pst_err e;
+
+	(void)state;
+	assert_int_equal(spawn_capture(loud, envp, 10, buf, sizeof(buf), &len, &status, &e), -EFBIG);
+	assert_int_equal(len, sizeof(buf));
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(spawn_capture(silent, envp, 1, buf, sizeof(buf), &len, &status, &e),
+			 -ETIMEDOUT);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_non_null(strstr(e.msg, "killed after 1 seconds"));
+}
+
 static void test_relative_program_refused(void **state)
 {
 	const char *argv[] = { "sh", NULL };
@@ -98,6 +136,8 @@ int main(void)
 		cmocka_unit_test(test_child_sees_only_given_env_and_no_fds),
 		cmocka_unit_test(test_timeout_kills),
 		cmocka_unit_test(test_relative_program_refused),
+		cmocka_unit_test(test_capture_reads_stdout_not_stderr),
+		cmocka_unit_test(test_capture_cap_and_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
