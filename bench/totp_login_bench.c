@@ -5,15 +5,19 @@
  *
  *   totp_login_bench CODES FLOOR_SERVICE SERVICE...
  *
- * Like sshd, this process links libcrypto and initialises it the way
- * OpenSSH does (all ciphers, all digests, the configuration file) and
- * links libpam, and nothing else a module could use: each login is a fresh
- * process (fork, then pam_start, pam_authenticate, pam_end, exit), so every
- * module is loaded, relocated, run and unloaded once per login, through a
- * real Linux-PAM service file in /etc/pam.d. For every "user code" line of
- * CODES the services take turns (the order rotates line by line, so a busy
- * machine slows all alike); FLOOR_SERVICE (pam_permit.so) is the cost of
- * the process and of PAM itself.
+ * Each login is what sshd makes of a connection: a fork of the listener that
+ * re-executes itself (this program, with --login), links libcrypto and
+ * initialises it the way OpenSSH does (all ciphers, all digests, the
+ * configuration file) and links libpam and nothing else a module could use,
+ * then pam_start, pam_authenticate, pam_end and exit, through a real
+ * Linux-PAM service file in /etc/pam.d. So every module is loaded,
+ * relocated, run and unloaded once per login, at a fresh address each time
+ * (the exec re-randomises the layout as sshd's does; a fork of one parent
+ * would put every login of a run at the same addresses and let one lucky or
+ * unlucky layout decide the run). For every "user code" line of CODES the
+ * services take turns (the order rotates line by line, so a busy machine
+ * slows all alike); FLOOR_SERVICE (pam_permit.so) is the cost of the
+ * process, the exec and PAM itself.
  *
  * Per service it prints one line: name, logins, failed logins, median wall
  * and CPU time of a login in us (fork to reaped child; CPU is the child's
@@ -62,7 +66,26 @@ static int answer(int n, const struct pam_message **msg, struct pam_response **r
 	return PAM_SUCCESS;
 }
 
-/* The child: what sshd's connection process does for one keyboard-interactive login. */
+/*
+ * OpenSSH's auth-pam.c runs pam_authenticate() in its "PAM thread", which
+ * is a fork of the monitor unless sshd was built with POSIX threads
+ * (Debian's is not); the monitor keeps the handle for pam_end().
+ */
+static int authenticate_in_fork(pam_handle_t *h)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return PAM_SYSTEM_ERR;
+	if (pid == 0)
+		_exit(pam_authenticate(h, 0) == PAM_SUCCESS ? 0 : 1);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return PAM_AUTH_ERR;
+	return PAM_SUCCESS;
+}
+
+/* The re-executed process: what sshd's monitor does for one keyboard-interactive login. */
 static void login_child(const char *service, const struct login *l)
 {
 	struct pam_conv conv = { answer, (void *)l->code };
@@ -74,7 +97,7 @@ static void login_child(const char *service, const struct login *l)
 	pam_set_item(h, PAM_RHOST, "192.0.2.7");
 	pam_putenv(h, "SSH_AUTH_INFO_0=publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT");
 	pam_putenv(h, "SSH_CONNECTION=192.0.2.7 50122 192.0.2.1 22");
-	rc = pam_authenticate(h, 0);
+	rc = authenticate_in_fork(h);
 	pam_end(h, rc);
 	_exit(rc == PAM_SUCCESS ? 0 : 1);
 }
@@ -92,6 +115,31 @@ static double tv_us(struct timeval tv)
 	return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
 }
 
+/* As sshd re-executes itself for a connection: a fresh image, no environment. */
+static void reexec_login(const char *service, const struct login *l)
+{
+	char *const argv[] = { "totp_login_bench", "--login", (char *)service,
+			       (char *)l->user, (char *)l->code, NULL };
+	char *const envp[] = { NULL };
+
+	execve("/proc/self/exe", argv, envp);
+	_exit(127);
+}
+
+/* The re-executed child: libcrypto initialised as by OpenSSH's ssh_libcrypto_init(). */
+static int login_process(const char *service, const char *user, const char *code)
+{
+	struct login l;
+
+	if (snprintf(l.user, sizeof(l.user), "%s", user) >= (int)sizeof(l.user) ||
+	    snprintf(l.code, sizeof(l.code), "%s", code) >= (int)sizeof(l.code))
+		return 2;
+	OPENSSL_init_crypto(OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS |
+			    OPENSSL_INIT_LOAD_CONFIG, NULL);
+	login_child(service, &l);
+	return 2;
+}
+
 static int timed_login(struct series *s, const struct login *l, size_t i)
 {
 	struct rusage ru;
@@ -104,7 +152,7 @@ static int timed_login(struct series *s, const struct login *l, size_t i)
 	if (pid < 0)
 		return -1;
 	if (pid == 0)
-		login_child(s->service, l);
+		reexec_login(s->service, l);
 	if (wait4(pid, &status, 0, &ru) != pid)
 		return -1;
 	s->wall[i] = now_us() - w0;
@@ -169,13 +217,12 @@ int main(int argc, char **argv)
 	size_t i;
 	size_t k;
 
+	if (argc == 5 && strcmp(argv[1], "--login") == 0)
+		return login_process(argv[2], argv[3], argv[4]);
 	if (argc < 4 || nsvc > SERVICES_MAX) {
 		fprintf(stderr, "usage: totp_login_bench CODES FLOOR_SERVICE SERVICE...\n");
 		return 2;
 	}
-	/* As OpenSSH's ssh_libcrypto_init() does before anything else. */
-	OPENSSL_init_crypto(OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS |
-			    OPENSSL_INIT_LOAD_CONFIG, NULL);
 	n = read_logins(argv[1], logins);
 	if (n == 0) {
 		fprintf(stderr, "totp_login_bench: %s: no logins to time\n", argv[1]);
