@@ -16,7 +16,7 @@
  * process its own /dev/log in a private mount namespace, which needs the
  * privilege that would make diverting pointless (tests/common/syslog-capture).
  * The only redirection is audit_set_writer(), a call compiled into the
- * program, which pam_postern uses to log through pam_syslog().
+ * program, which pam_postern uses to log in pam_syslog()'s format.
  */
 #ifndef POSTERN_AUDIT_H
 #define POSTERN_AUDIT_H

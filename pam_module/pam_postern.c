@@ -57,9 +57,20 @@ struct login {
 	int storefd;
 };
 
-static void audit_to_pam_syslog(int priority, const char *record, void *arg)
+/*
+ * The line pam_syslog() writes, "pam_postern(SERVICE:auth): RECORD" at
+ * LOG_AUTHPRIV (postern-audit reads that prefix), without its two
+ * growing heap copies of the record: in sshd's PAM child each fresh heap
+ * page is a copy-on-write fault (docs/TOTP.md, "What a login costs").
+ */
+static void audit_to_syslog(int priority, const char *record, void *arg)
 {
-	pam_syslog(arg, priority, "%s", record);
+	const void *service = NULL;
+
+	if (pam_get_item(arg, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL)
+		service = "?";
+	syslog(LOG_AUTHPRIV | priority, "pam_postern(%s:auth): %s", (const char *)service,
+	       record);
 }
 
 static int refuse(struct login *l, const char *reason, const char *detail, int pam_rc)
@@ -294,21 +305,22 @@ static int authenticate(struct login *l, int argc, const char **argv)
 __attribute__((visibility("default")))
 int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-	struct login *l = calloc(1, sizeof(*l));
-	int rc = PAM_AUTH_ERR;
+	/*
+	 * On the stack, not calloc()ed: sshd runs this in a fork of its monitor,
+	 * where a 4 KiB calloc() walks the parent's free chunks and takes a
+	 * copy-on-write fault on each page it writes (docs/TOTP.md, "What a
+	 * login costs").
+	 */
+	struct login l = { .pamh = pamh, .storefd = -1 };
+	int rc;
 
 	(void)flags;
-	if (l == NULL)
-		return PAM_BUF_ERR;
-	l->pamh = pamh;
-	l->storefd = -1;
-	audit_set_writer(audit_to_pam_syslog, pamh);
-	rc = authenticate(l, argc, argv);
+	audit_set_writer(audit_to_syslog, pamh);
+	rc = authenticate(&l, argc, argv);
 	audit_set_writer(NULL, NULL);
-	if (l->storefd >= 0)
-		close(l->storefd);
-	totp_record_wipe(&l->rec);
-	free(l);
+	if (l.storefd >= 0)
+		close(l.storefd);
+	totp_record_wipe(&l.rec);
 	return rc;
 }
 

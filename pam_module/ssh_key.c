@@ -76,29 +76,41 @@ static bool blob_has_type(const unsigned char *blob, size_t len, const char *typ
 	return n == tlen && len - 4 >= tlen && memcmp(blob + 4, type, tlen) == 0;
 }
 
+/* Ed25519, ECDSA and RSA keys up to 4096 bits: the blob fits on the stack. */
+#define SSH_BLOB_SMALL 1024
+
+static int fingerprint_blob(const char *type, const unsigned char *blob, int blen,
+			    unsigned char digest[SHA256_DIGEST_SIZE])
+{
+	struct sha256_ctx ctx;
+
+	if (blen < 0 || !blob_has_type(blob, (size_t)blen, type))
+		return -1;
+	sha256_init(&ctx);
+	sha256_update(&ctx, (size_t)blen, blob);
+	sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
+	return 0;
+}
+
 int ssh_key_fingerprint(const char *type, const char *b64, char *out, struct pst_err *e)
 {
 	size_t b64len = strlen(b64);
-	/* The decoded size, not SSH_BLOB_MAX: no heap growth for a 51-byte key. */
 	size_t max = b64len / 4 * 3 < SSH_BLOB_MAX ? b64len / 4 * 3 : SSH_BLOB_MAX;
-	unsigned char *blob = malloc(max + 1);
+	/* Not malloc(): in sshd's PAM child that costs copy-on-write faults. */
+	unsigned char small[SSH_BLOB_SMALL];
+	unsigned char *blob = max < sizeof(small) ? small : malloc(max + 1);
 	unsigned char digest[SHA256_DIGEST_SIZE];
 	char enc[BASE64_ENCODE_RAW_LENGTH(SHA256_DIGEST_SIZE)];
-	struct sha256_ctx ctx;
-	int blen;
+	int rc;
 	size_t n;
 
 	if (blob == NULL)
 		return pst_fail(e, ENOMEM, "out of memory");
-	blen = b64_decode(b64, b64len, blob, max);
-	if (blen < 0 || !blob_has_type(blob, (size_t)blen, type)) {
+	rc = fingerprint_blob(type, blob, b64_decode(b64, b64len, blob, max), digest);
+	if (blob != small)
 		free(blob);
+	if (rc < 0)
 		return pst_fail(e, EINVAL, "not a valid %s public key", type);
-	}
-	sha256_init(&ctx);
-	sha256_update(&ctx, (size_t)blen, blob);
-	sha256_digest(&ctx, sizeof(digest), digest);
-	free(blob);
 	base64_encode_raw(enc, sizeof(digest), digest);
 	n = sizeof(enc);
 	while (n > 0 && enc[n - 1] == '=')

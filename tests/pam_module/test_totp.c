@@ -268,6 +268,34 @@ static void record_refusals(void **state)
 	expect_refused(buf);
 }
 
+/* An RSA-8192 key's blob (1,047 bytes) is decoded on the heap, not on the stack. */
+static void ssh_fingerprint_large_key(void **state)
+{
+	static const char info[] =
+		"publickey ssh-rsa "
+		"AAAAB3NzaC1yc2EAAAADAQABAAAEAQDp2cjUuzF8hpKR9CMJ+t7XxtblFhRCF7Htfq+DhuYnhwti+DpICqjTK3P/f21mcZTT"
+		"OJJJa2L8eiRx/xVHlP8XKrelvs41JSwOlPv4s9ROHfZPGfS4RIQLKWAbNbbSA8FbBU/Ss0bsyagGDQrPlKUwe9CRPIMHG0DB"
+		"SsCh8ermJQ4EXElkFTtY/oVY3H83atr4Zdy4I3QMFj+cj3O/ITsNSNCq6NamnBWsH20tosAEgpf2pYJG7MOq2hDj+Izayrht"
+		"B5ahIqlcrJrxOPj06A/6irgwhBLWlKpbJF9Wsl9//yQwMRYuFzVu0LDrkpGBd26qIVF4nmefukF6N7+Wdtp1PO3M7qml+J0i"
+		"/VKcBMwpTfdlpwo63pX7+dm4mTStSDQK6l+IbsBpuZYmug6FhKcScmtqNjHPBcZ72j5t+0Lc2T0XYsNMgcXWqZA39EdgVZb+"
+		"B9atqDEZefgCoExOWdoTqFzfYaRJXWpw1mG01VlDTFQHQH1bhGDrxXUJrieA2K5zZp/I58emlZ+mIvj9qCFFMdbM9MDwOTKj"
+		"Q1TELGtyfriACn0dp+0YGokUTe4D+FEnHlUR8plQ6JTQkA/8kNfuHl90FlmxXSDvYYNqBVMFRB722/QFc4W1xmcOSJK+GKKe"
+		"EppqqywcUbdg8gy/TuP3TQs1/6TVOTnqYPdNzkZ/W5OLmTCy+dS5I1iDehBIa9mAOyTdgU1u/Mg67En6/qgNzjfJ9Of8e904"
+		"A6DLDXZxG2lTEVqX+3ayMrIthAEfL/7fo+m3xknTW7xHyh5fOJr+UnTS6pp5X990vEwUeqIKBFPFnBvvgDTmTaxbLgg5NYvd"
+		"vwFGPV+CalN8T3lias3bX3giMZbqIqAzkEPh9dvKsPBgOV1WvUdH3+0Zx8wetgOyUSe2MBqvoMMTkSxuOqCb1ZD66rhCAFOz"
+		"4kg+BjspDX9WHADNYheWpLt+orMTY0Wt6q0EyVDcCvIO1ezZvpY8aZaeCyHADsWadWp4TEhIcFijFBdAXP8BuZH2QLywtW+P"
+		"NI7Uwbnp2XDV28r03kByWC4MT5y6hdyFOWwB1CuJG938BuEjwUL1RMW7GCXgrYFKnmS/1rohjCFoD0mSUtH3BWLj5yCaX9wr"
+		"xg/u0gIchdy9qAyLeWM0MsEom1+TiXThWq7tWqtv7hPKS2NNxKvF5tNbul8h3CimRCt87wpXwBJ0olzi+G77j/VYS9P/VRfN"
+		"eQ5O6i+3wfymsRsYQZMNlDBU3XJQ6h6cQFFrj+iKRGLI6uZRk/XsFJhhLioi77PmwWcfvQimOIVtmjPKlB3YYEpth5w/MoAN"
+		"tuux53fmOkL/VHQiMUj9d2EcQi314mSbWzjTjOmiHoefX5uZW7Ax";
+	struct ssh_keys k;
+
+	(void)state;
+	assert_int_equal(ssh_auth_info_keys(info, &k, NULL), 0);
+	assert_int_equal(k.n, 1);
+	assert_string_equal(k.fpr[0], "SHA256:gohS+BXxgdNQ8VBRQRI4pPrC/wjFQiS+sSUSa5re0bg");
+}
+
 static void ssh_fingerprints(void **state)
 {
 	static const char info[] =
@@ -364,6 +392,7 @@ int main(void)
 		cmocka_unit_test(record_roundtrip),
 		cmocka_unit_test(record_refusals),
 		cmocka_unit_test(ssh_fingerprints),
+		cmocka_unit_test(ssh_fingerprint_large_key),
 		cmocka_unit_test(module_options),
 	};
 
