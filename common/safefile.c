@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SF_LOCK_RETRIES 16
@@ -279,9 +280,25 @@ int sf_open_locked(int dirfd, const char *name, int flags, const struct sf_rule 
 	return pst_fail(e, EAGAIN, "%s: kept changing while waiting for its lock", name);
 }
 
+/*
+ * A regular file is read into a buffer of its own size: a 200-byte TOTP
+ * record then costs no fresh heap page (a page fault in every sshd login),
+ * a large policy no regrowth. Anything else, or a file that grows while it
+ * is read, grows the buffer as it comes.
+ */
+static size_t first_capacity(int fd, size_t max)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	    (unsigned long long)st.st_size < max)
+		return (size_t)st.st_size + 1;
+	return 4096;
+}
+
 int sf_read_all(int fd, size_t max, char **out, size_t *out_len, struct pst_err *e)
 {
-	size_t cap = 4096;
+	size_t cap = first_capacity(fd, max);
 	size_t len = 0;
 	char *buf = malloc(cap + 1);
 	char *bigger;
