@@ -290,7 +290,8 @@ static size_t first_capacity(int fd, size_t max)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	/* /proc and /sys files are regular with size 0: they grow as read. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (unsigned long long)st.st_size < max)
 		return (size_t)st.st_size + 1;
 	return 4096;

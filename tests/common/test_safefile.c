@@ -90,6 +90,54 @@ static int count_entries(struct fixture *f)
 	return n;
 }
 
+static int read_all_status(int fd, size_t max, size_t *len)
+{
+	char *buf = NULL;
+	struct pst_err e;
+	int rc = sf_read_all(fd, max, &buf, len, &e);
+
+	if (rc == 0)
+		assert_int_equal(strlen(buf), *len);
+	free(buf);
+	return rc;
+}
+
+/*
+ * The first buffer comes from fstat; neither a size-0 /proc file nor a pipe
+ * (10,000 bytes fit in its default 64 KiB) is cut short.
+ */
+static void test_read_all_sizes(void **state)
+{
+	struct fixture *f = *state;
+	static char big[10000];
+	int fds[2];
+	size_t len = 0;
+	int fd;
+
+	put_file(f, "ten", "0123456789", 0600);
+	fd = openat(f->dirfd, "ten", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(read_all_status(fd, 10, &len), 0);
+	assert_int_equal(len, 10);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(read_all_status(fd, 9, &len), -EFBIG);
+	close(fd);
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(read_all_status(fd, 1 << 20, &len), 0);
+	assert_true(len > 100);
+	close(fd);
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], big, sizeof(big)), (ssize_t)sizeof(big));
+	close(fds[1]);
+	assert_int_equal(read_all_status(fds[0], 1 << 20, &len), 0);
+	assert_int_equal(len, sizeof(big));
+	close(fds[0]);
+}
+
 static const struct sf_rule private_file = {
 	.type = S_IFREG, .uid = SF_ANY_UID, .gid = SF_ANY_GID, .forbid = 077, .max_size = 1024,
 };
@@ -314,6 +362,7 @@ static void test_open_locked_follows_replacement(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_read_all_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_checks_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_directory_refused, setup, teardown),
