@@ -14,8 +14,12 @@
  *                            so every login is a fresh, valid code for all
  *                            three modules (window=10 or WINDOW_SIZE 21)
  *
- * Secrets are derived from the user number so all halves agree without a
- * file between them; this is a benchmark, not an enrolment. This program
+ * Each store looks as its own enrolment tool leaves it: a postern record
+ * holds 10 recovery codes, hashed with yescrypt (postern-totp enroll), a
+ * google-authenticator file 5 emergency scratch codes (google-authenticator's
+ * default). Secrets are derived from the user number so all halves agree
+ * without a file between them, and every user shares the same 10 recovery
+ * hashes (yescrypt costs milliseconds a hash): a benchmark, not an enrolment. This program
  * links liboath; the measuring one must not, or the modules that need it
  * would find it already loaded, as they do not in sshd.
  */
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #include "totp_store.h"
+#include "totp_verify.h"
 
 #define SAMPLE_USERS 10
 #define STEPS_BEFORE 8
@@ -55,6 +60,7 @@ static int write_ga_file(const char *dir, const char *user, const unsigned char 
 	char path[4096];
 	char *b32 = NULL;
 	size_t b32len = 0;
+	unsigned i;
 	FILE *f;
 
 	if (oath_base32_encode((const char *)secret, 20, &b32, &b32len) != OATH_OK)
@@ -66,6 +72,9 @@ static int write_ga_file(const char *dir, const char *user, const unsigned char 
 		return -1;
 	}
 	fprintf(f, "%s\n\" TOTP_AUTH\n\" WINDOW_SIZE 21\n\" DISALLOW_REUSE\n", b32);
+	/* Five 8-digit emergency scratch codes, as google-authenticator writes by default. */
+	for (i = 0; i < 5; i++)
+		fprintf(f, "%u\n", 10000000u + ((unsigned)secret[2 * i] << 8 | secret[2 * i + 1]) * 1000u + i);
 	free(b32);
 	if (fchmod(fileno(f), 0400) != 0) {
 		fclose(f);
@@ -74,16 +83,37 @@ static int write_ga_file(const char *dir, const char *user, const unsigned char 
 	return fclose(f) == 0 ? 0 : -1;
 }
 
+/* The recovery part of an enrolment: TOTP_RECOVERY_MAX codes, hashed as enroll does. */
+static int recovery_hashes(struct totp_record *shared)
+{
+	char code[32];
+	size_t i;
+
+	for (i = 0; i < TOTP_RECOVERY_MAX; i++) {
+		snprintf(code, sizeof(code), "bench-recovery-%zu", i);
+		if (recovery_hash(code, shared->recovery[i], sizeof(shared->recovery[i])) < 0)
+			return -1;
+	}
+	shared->nrecovery = TOTP_RECOVERY_MAX;
+	return 0;
+}
+
 static int setup(const char *dir, unsigned n)
 {
 	char path[4096];
 	char user[32];
 	struct totp_record r;
+	struct totp_record recovery;
 	struct pst_err e;
 	FILE *oath;
 	int storefd;
 	unsigned i;
 	unsigned j;
+
+	if (recovery_hashes(&recovery) < 0) {
+		fprintf(stderr, "totp_bench: libcrypt cannot make a yescrypt hash\n");
+		return 1;
+	}
 
 	snprintf(path, sizeof(path), "%s/totp", dir);
 	storefd = totp_store_open_create(path, &e);
@@ -104,6 +134,8 @@ static int setup(const char *dir, unsigned n)
 		r.secret_len = 20;
 		r.created = time(NULL);
 		user_secret(i, r.secret);
+		memcpy(r.recovery, recovery.recovery, sizeof(r.recovery));
+		r.nrecovery = recovery.nrecovery;
 		user_name(user, sizeof(user), i);
 		if (totp_store_write(storefd, user, &r, &e) < 0) {
 			fprintf(stderr, "totp_bench: %s\n", e.msg);

@@ -225,7 +225,7 @@ static void read_boot_id(char *buf, size_t len)
 	int fd;
 
 	buf[0] = '\0';
-	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(AT_FDCWD, "/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return;
 	n = read(fd, buf, len - 1);

@@ -129,20 +129,48 @@ int totp_store_lock(int storefd, const char *user, struct pst_err *e)
 	return sf_open_locked(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
 }
 
+/*
+ * A record is formatted on the stack when it fits in 2 KiB (an enrolment's
+ * ten recovery hashes and up to about ten bound keys), else on the heap:
+ * an 8 KiB stack buffer pushed everything below it onto stack pages the
+ * login had not touched, a copy-on-write fault each in sshd's PAM child.
+ */
+#define RECORD_ON_STACK 2048
+
+static int format_record(const struct totp_record *r, char *small, char **out,
+			 struct pst_err *e)
+{
+	int len = totp_record_format(r, small, RECORD_ON_STACK, e);
+
+	*out = small;
+	if (len != -ENOSPC)
+		return len;
+	*out = malloc(TOTP_RECORD_MAX);
+	if (*out == NULL)
+		return pst_fail(e, ENOMEM, "out of memory");
+	len = totp_record_format(r, *out, TOTP_RECORD_MAX, e);
+	if (len < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return len;
+}
+
 static int write_record(int storefd, const char *name, const struct totp_record *r,
 			struct pst_err *e)
 {
-	char buf[TOTP_RECORD_MAX];
+	char small[RECORD_ON_STACK];
+	char *buf;
 	int len;
 	int rc;
 
-	len = totp_record_format(r, buf, sizeof(buf), e);
+	len = format_record(r, small, &buf, e);
 	if (len < 0)
 		return len;
 	rc = sf_write_atomic(storefd, name, buf, (size_t)len, &record_new, e);
-	/* What was written, its NUL included: wiping all 8 KiB touched stack
-	 * pages no record reaches, page faults in every sshd login. */
-	explicit_bzero(buf, (size_t)len + 1);
+	explicit_bzero(buf, (size_t)len + 1);   /* what was written, its NUL included */
+	if (buf != small)
+		free(buf);
 	return rc;
 }
 

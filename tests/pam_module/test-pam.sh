@@ -7,7 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 pam_test_start PTPAM_INSIDE "$@"
-for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6; do acct_user "$u" -M -N; done
+for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6 ptpam7; do acct_user "$u" -M -N; done
 
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 FPR_A="SHA256:+a5W+os5Q50s5Xf8hZ9lqvA59535ggFeZ3lx4O46I30"
@@ -91,6 +91,22 @@ check "key mismatch: record untouched" test "$(sha256sum <"$S/ptpam4")" = "$befo
 auth ptpam ptpam4 "$(code_of ptpam4)" "$KEY_B
 $KEY_A"
 check "bound key among several publickey steps: accepted" test "$result" = PAM_SUCCESS
+
+# --- a record larger than the module's 2 KiB stack buffer is written back whole
+totp enroll --no-verify --bind-key "$T/a.pub" ptpam7 >/dev/null
+big=$T/ptpam7.big
+grep -v '^recovery ' "$S/ptpam7" >"$big"
+long=$(printf 'a%.0s' $(seq 110))
+for i in $(seq -w 1 15); do echo "key SHA256:k${i}$(printf 'B%.0s' $(seq 40))"; done >>"$big"
+for i in $(seq 0 9); do echo "recovery \$y\$j9T\$$i$long"; done >>"$big"
+cat "$big" >"$S/ptpam7"
+check "the big record is over 2 KiB" test "$(stat -c %s "$S/ptpam7")" -gt 2048
+auth ptpam ptpam7 "$(code_of ptpam7)" "$KEY_A"
+check "big record: PAM_SUCCESS" test "$result" = PAM_SUCCESS
+check "big record: written back with every key and recovery hash" \
+	test "$(grep -c '^key SHA256:' "$S/ptpam7")/$(grep -c "^recovery .*$long\$" "$S/ptpam7")" = 16/10
+check "big record: the accepted step is recorded" test "$(field_of "$S/ptpam7" last_step)" != 0
+check "big record: still root 0600" test "$(stat -c %U:%G:%a "$S/ptpam7")" = root:root:600
 
 # --- unenrolled users
 auth ptpam ptpam5 123456 "$KEY_A"
