@@ -146,8 +146,10 @@ static int format_record(const struct totp_record *r, char *small, char **out,
 	if (len != -ENOSPC)
 		return len;
 	*out = malloc(TOTP_RECORD_MAX);
-	if (*out == NULL)
-		return pst_fail(e, ENOMEM, "out of memory");
+	if (*out == NULL) {
+		pst_fail(e, ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
 	len = totp_record_format(r, *out, TOTP_RECORD_MAX, e);
 	if (len < 0) {
 		free(*out);
