@@ -16,12 +16,12 @@
  *
  * Each store looks as its own enrolment tool leaves it: a postern record
  * holds 10 recovery codes, hashed with yescrypt (postern-totp enroll), a
- * google-authenticator file 5 emergency scratch codes (google-authenticator's
- * default). Secrets are derived from the user number so all halves agree
- * without a file between them, and every user shares the same 10 recovery
- * hashes (yescrypt costs milliseconds a hash): a benchmark, not an enrolment. This program
- * links liboath; the measuring one must not, or the modules that need it
- * would find it already loaded, as they do not in sshd.
+ * google-authenticator file 5 emergency scratch codes (its default).
+ * Secrets are derived from the user number so all halves agree without a
+ * file between them, and every user shares the same 10 recovery hashes
+ * (yescrypt costs milliseconds a hash): a benchmark, not an enrolment.
+ * This program links liboath; the measuring one must not, or the modules
+ * that need it would find it already loaded, as they do not in sshd.
  */
 #include <errno.h>
 #include <liboath/oath.h>
