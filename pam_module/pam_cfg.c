@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "build_config.h"
+#include "login_proof.h"
 
 #define WINDOW_MAX 10
 #define FAILURES_MAX 1000
 #define LOCKOUT_MAX (30 * 86400)
+#define PROOF_LIFETIME_MIN 10
 
 static bool parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out)
 {
@@ -40,7 +42,13 @@ static bool cfg_option(struct pam_cfg *cfg, const char *arg)
 	else if (strncmp(arg, "store=", 6) == 0) {
 		cfg->store = arg + 6;
 		return cfg->store[0] == '/';
-	} else if (strncmp(arg, "window=", 7) == 0)
+	} else if (strncmp(arg, "logins=", 7) == 0) {
+		cfg->logins = arg + 7;
+		return cfg->logins[0] == '/';
+	} else if (strncmp(arg, "proof_lifetime=", 15) == 0)
+		return parse_unsigned(arg + 15, PROOF_LIFETIME_MIN, LOGIN_PROOF_LIFETIME_MAX,
+				      &cfg->proof_lifetime);
+	else if (strncmp(arg, "window=", 7) == 0)
 		return parse_unsigned(arg + 7, 0, WINDOW_MAX, &cfg->window);
 	else if (strncmp(arg, "max_failures=", 13) == 0)
 		return parse_unsigned(arg + 13, 1, FAILURES_MAX, &cfg->max_failures);
@@ -56,6 +64,8 @@ int pam_cfg_init(struct pam_cfg *cfg, int argc, const char **argv)
 	int i;
 
 	cfg->store = POSTERN_STATEDIR "/totp";
+	cfg->logins = POSTERN_LOGINS_DIR;
+	cfg->proof_lifetime = LOGIN_PROOF_LIFETIME_DEFAULT;
 	cfg->window = 1;
 	cfg->max_failures = 5;
 	cfg->lockout = 900;

@@ -6,6 +6,8 @@
 
 struct pam_cfg {
 	const char *store;          /* absolute path; points into argv or a constant */
+	const char *logins;         /* where login proofs go (common/login_proof.h) */
+	unsigned proof_lifetime;    /* seconds a login proof is valid, default 3600 */
 	unsigned window;            /* time steps accepted on each side, default 1 */
 	unsigned max_failures;      /* default 5 */
 	unsigned lockout;           /* seconds, default 900 */

@@ -7,14 +7,18 @@
  * check that sshd's publickey step happened (SSH_AUTH_INFO_0) and, when the
  * record binds keys, that it used one of them, before showing any prompt;
  * decide with totp_verify() under the record's exclusive lock and write the
- * new state before answering; write one audit record for every answer.
+ * new state before answering; leave the login proof postern-shell asks for
+ * (common/login_proof.h) before admitting an ssh login, and refuse the login
+ * when it cannot; write one audit record for every answer.
  * MUST NOT: log a code, a secret or a recovery code, even in debug mode;
  * tell the client why it was refused (a locked account looks like a wrong
  * code); return PAM_IGNORE except for an unenrolled user with nullok.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
+#include <security/pam_modutil.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "login_proof.h"
 #include "pam_cfg.h"
 #include "ssh_key.h"
 #include "text.h"
@@ -176,13 +181,45 @@ static void lockout_record(struct login *l)
 		   "failures", failures, "until", until, "rhost", l->rhost, NULL);
 }
 
+/*
+ * The proof for postern-shell. sshd runs PAM in a child of the connection's
+ * monitor, which later starts the session: our parent is the process the
+ * shell will find as its grandparent. Without SSH_CONNECTION this is no ssh
+ * login and no shell will ask; the shell refuses sessions without a proof.
+ */
+static int proof_leave(struct login *l, const char *method)
+{
+	const char *connection = pam_getenv(l->pamh, "SSH_CONNECTION");
+	struct pst_err e = { "" };
+	struct login_proof proof;
+	struct passwd *pw;
+
+	if (connection == NULL)
+		return PROCEED;
+	pw = pam_modutil_getpwnam(l->pamh, l->user);
+	if (pw == NULL)
+		return refuse(l, "proof_error", "the user has no account entry", PAM_USER_UNKNOWN);
+	if (login_proof_fill(&proof, pw->pw_uid, l->user, connection, getppid(),
+			     l->cfg.proof_lifetime, method, &e) < 0 ||
+	    login_proof_write(l->cfg.logins, &proof, &e) < 0)
+		return refuse(l, "proof_error", e.msg, PAM_SYSTEM_ERR);
+	debug_log(l, "login proof %s/%ld written, valid %u s", l->cfg.logins, (long)proof.monitor,
+		  l->cfg.proof_lifetime);
+	return PROCEED;
+}
+
 static int accepted(struct login *l, enum totp_verdict v, const struct totp_outcome *o)
 {
+	const char *method = v == TOTP_ACCEPT_CODE ? "totp" : "recovery";
 	char step[24];
+	int rc;
 
+	rc = proof_leave(l, method);
+	if (rc != PROCEED)
+		return rc;
 	snprintf(step, sizeof(step), "%llu", (unsigned long long)o->step);
 	audit_emit(LOG_INFO, "login_ok", &l->session, "service", l->service,
-		   "method", v == TOTP_ACCEPT_CODE ? "totp" : "recovery", "key", l->key,
+		   "method", method, "key", l->key,
 		   "step", v == TOTP_ACCEPT_CODE ? step : NULL, "rhost", l->rhost, NULL);
 	return PAM_SUCCESS;
 }
@@ -277,9 +314,9 @@ static int identify(struct login *l, int argc, const char **argv)
 	}
 	if (l->user == NULL || !name_is_user(l->user))
 		return refuse(l, "bad_input", "no user or an invalid user name", PAM_USER_UNKNOWN);
-	debug_log(l, "store=%s window=%u max_failures=%u lockout=%u nullok=%d no_pubkey_check=%d",
-		  l->cfg.store, l->cfg.window, l->cfg.max_failures, l->cfg.lockout,
-		  l->cfg.nullok, l->cfg.no_pubkey_check);
+	debug_log(l, "store=%s logins=%s proof_lifetime=%u window=%u max_failures=%u lockout=%u nullok=%d no_pubkey_check=%d",
+		  l->cfg.store, l->cfg.logins, l->cfg.proof_lifetime, l->cfg.window,
+		  l->cfg.max_failures, l->cfg.lockout, l->cfg.nullok, l->cfg.no_pubkey_check);
 	return PROCEED;
 }
 

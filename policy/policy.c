@@ -164,6 +164,7 @@ void policy_settings_defaults(struct policy_settings *s)
 	s->tree = "/srv/postern/pub";
 	s->state = POSTERN_STATEDIR;
 	s->socket = "/run/postern/installd.sock";
+	s->logins = POSTERN_LOGINS_DIR;
 	s->limits.max_compressed = 2ull << 30;
 	s->limits.max_uncompressed = 8ull << 30;
 	s->limits.max_members = 200000;

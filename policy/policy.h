@@ -52,6 +52,7 @@ struct policy_settings {
 	const char *tree;            /* paths.tree */
 	const char *state;           /* paths.state */
 	const char *socket;          /* paths.socket */
+	const char *logins;          /* paths.logins: pam_postern's login proofs */
 	const char *doap_modules;    /* generated DOAP module file, or NULL */
 	const char *const *doap_sources;   /* directories/files for import-doap, or NULL */
 	struct policy_limits limits;

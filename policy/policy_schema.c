@@ -37,6 +37,11 @@ static int read_socket(struct schema_ctx *c, const struct ynode *v, void *t)
 	return schema_path(c, v, "paths.socket", &STRUCT_OF(t)->socket);
 }
 
+static int read_logins(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_path(c, v, "paths.logins", &STRUCT_OF(t)->logins);
+}
+
 static int read_paths(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	static const struct schema_key keys[] = {
@@ -44,6 +49,7 @@ static int read_paths(struct schema_ctx *c, const struct ynode *v, void *t)
 		{ "tree", read_tree },
 		{ "state", read_state },
 		{ "socket", read_socket },
+		{ "logins", read_logins },
 	};
 
 	return schema_walk(c, v, "paths", keys, sizeof(keys) / sizeof(keys[0]), t);

@@ -6,7 +6,8 @@
  * MUST: take the command only from the source its mode trusts
  * (invocation.c); decide with shell_dispatch() and nothing else; refuse
  * root; refuse when the loader may already have been tampered with; fail
- * closed on any error, a broken policy included; write exactly one
+ * closed on any error, a broken policy included; run nothing for a
+ * connection that pam_postern did not admit (common/login_proof.h); write exactly one
  * command_allow or command_deny record before acting and a session_end
  * record after; give rrsync an environment built from nothing.
  * MUST NOT: run a shell, interpret any shell syntax, read a configuration
@@ -33,6 +34,7 @@
 #include "incoming.h"
 #include "installd_client.h"
 #include "invocation.h"
+#include "login_proof.h"
 #include "policy.h"
 #include "rsync_args.h"
 #include "spawn.h"
@@ -50,10 +52,13 @@ struct shell_ctx {
 	struct policy *policy;
 	char user[ACCOUNT_FIELD_MAX];
 	char home[ACCOUNT_FIELD_MAX];
+	char login_shell[ACCOUNT_FIELD_MAX];
 	uid_t uid;
 	int incoming_fd;
 	bool invoked;          /* the invocation was understood: inv is valid */
 	bool interactive;
+	bool proof_checked;
+	enum login_proof_verdict proof;
 	struct pst_err refusal;
 };
 
@@ -80,7 +85,8 @@ static bool account_load(struct shell_ctx *c)
 	if (pw == NULL)
 		return pst_refuse(&c->refusal, "uid %lu has no account name; refused", (unsigned long)c->uid);
 	if (!str_copy(c->user, sizeof(c->user), pw->pw_name) ||
-	    !str_copy(c->home, sizeof(c->home), pw->pw_dir))
+	    !str_copy(c->home, sizeof(c->home), pw->pw_dir) ||
+	    !str_copy(c->login_shell, sizeof(c->login_shell), pw->pw_shell))
 		return pst_refuse(&c->refusal, "the account entry of uid %lu is too long; refused",
 				  (unsigned long)c->uid);
 	return true;
@@ -119,6 +125,24 @@ static bool modules_ready(struct shell_ctx *c)
 	return policy_refused(c, &e);
 }
 
+/* pam_postern's word that this connection passed the second factor: the
+ * PAM service sshd runs is sshd's configuration, not ours to trust. */
+static bool login_proven(struct shell_ctx *c)
+{
+	struct pst_err why = { "" };
+
+	c->proof = login_proof_check(policy_settings(c->policy)->logins, c->uid,
+				     c->in.ssh_connection, c->login_shell, &why);
+	c->proof_checked = true;
+	if (c->proof == LOGIN_PROOF_VALID)
+		return true;
+	if (c->proof == LOGIN_PROOF_EXPIRED)
+		return pst_refuse(&c->refusal, "this login is older than pam_postern allows (%s); log in again",
+				  why.msg);
+	return pst_refuse(&c->refusal, "this login did not pass postern's second factor (%s); the ssh server must run the PAM service that has pam_postern.so (PAMServiceName in the maintainers' sshd_config, OpenSSH 9.8 and later): tell an administrator",
+			  why.msg);
+}
+
 static bool incoming_ready(struct shell_ctx *c)
 {
 	const char *base = policy_settings(c->policy)->incoming;
@@ -147,7 +171,7 @@ static bool decide(struct shell_ctx *c, int argc, char **argv)
 				  c->in.unsafe);
 	if (c->user[0] == '\0')
 		return false;    /* account_load() said why */
-	if (!policy_ready(c))
+	if (!policy_ready(c) || !login_proven(c))
 		return false;
 	if (c->inv.command == NULL) {
 		if (!modules_ready(c))
@@ -216,7 +240,8 @@ static int run(struct shell_ctx *c, int argc, char **argv)
 	if (!decide(c, argc, argv)) {
 		mode = c->invoked ? shell_mode_name(c->inv.mode) : NULL;
 		audit_emit(LOG_NOTICE, "command_deny", &c->s, "command", c->inv.command,
-			   "mode", mode, "reason", c->refusal.msg, NULL);
+			   "mode", mode, "reason", c->refusal.msg, "proof",
+			   c->proof_checked ? login_proof_verdict_name(c->proof) : NULL, NULL);
 		fprintf(stderr, PROG ": %s\n", c->refusal.msg);
 		if (c->interactive)
 			shell_help_print(stderr, c->user, c->policy);

@@ -43,10 +43,11 @@ scratch_new() {
 	echo "auth required pam_deny.so" >"$T/svc/other"
 }
 
-# service NAME MODULE-OPTIONS... [-- EXTRA STACK LINES]
+# service NAME MODULE-OPTIONS...: login proofs go to $T/logins (the
+# default, /run/postern-logins, belongs to the machine).
 service() {
 	local name=$1; shift
-	echo "auth required $MODULE $*" >"$T/svc/$name"
+	echo "auth required $MODULE logins=$T/logins $*" >"$T/svc/$name"
 }
 
 # auth SERVICE USER CODE [SSH_AUTH_INFO_0]: sets $result, $prompted, $log.

@@ -41,7 +41,7 @@ bad_store parent-writable 'chmod 0777 ..'
 # nullok is for the unenrolled only: an unusable record or store still
 # denies, it does not hand the decision to the next module (pam_permit).
 for name in record-mode record-symlink dir-mode; do
-	echo "auth required $MODULE store=$T/$name/totp nullok" >"$T/svc/ptpam-nullok-$name"
+	echo "auth required $MODULE logins=$T/logins store=$T/$name/totp nullok" >"$T/svc/ptpam-nullok-$name"
 	echo "auth required pam_permit.so" >>"$T/svc/ptpam-nullok-$name"
 	auth "ptpam-nullok-$name" ptpam1 "$(oathtool --totp -b "$(secret_of "$S/ptpam1")")" "$KEY_A"
 	check "$name with nullok: still PAM_AUTHINFO_UNAVAIL, no prompt" test "$result/$prompted" = PAM_AUTHINFO_UNAVAIL/0

@@ -7,7 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 pam_test_start PTPAM_INSIDE "$@"
-for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6 ptpam7; do acct_user "$u" -M -N; done
+for u in ptpam1 ptpam2 ptpam3 ptpam4 ptpam5 ptpam6 ptpam7 ptpam8 ptpam9; do acct_user "$u" -M -N; done
 
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 FPR_A="SHA256:+a5W+os5Q50s5Xf8hZ9lqvA59535ggFeZ3lx4O46I30"
@@ -18,8 +18,8 @@ service ptpam "store=$S"
 service ptpam-lock "store=$S max_failures=3 lockout=600"
 # PAM_IGNORE goes on to pam_permit; PAM_SUCCESS "dies" and the stack ends in
 # PAM_PERM_DENIED: so PAM_SUCCESS here proves the module said PAM_IGNORE.
-printf 'auth [success=die ignore=ignore default=die] %s store=%s nullok\nauth required pam_permit.so\n' \
-	"$MODULE" "$S" >"$T/svc/ptpam-nullok"
+printf 'auth [success=die ignore=ignore default=die] %s logins=%s store=%s nullok\nauth required pam_permit.so\n' \
+	"$MODULE" "$T/logins" "$S" >"$T/svc/ptpam-nullok"
 service ptpam-badopt "store=$S bogus=1"
 totp() { "$TOTP" -S "$S" "$@"; }
 code_of() { oathtool --totp -b "$(secret_of "$S/$1")"; }
@@ -143,6 +143,48 @@ check "recovery code: one fewer left" test "$(grep -c '^recovery ' "$S/ptpam6")"
 check "recovery code not logged" bash -c "! grep -q '$rc1' '$log'"
 auth ptpam ptpam6 "$rc1" "$KEY_A"
 check "recovery code a second time: refused" test "$result" = PAM_AUTH_ERR
+
+# --- login proofs (common/login_proof.h): one per admitted login, for postern-shell
+proofs() { find "$T/logins" -type f 2>/dev/null | sort; }
+totp enroll --no-verify ptpam8 >/dev/null
+code=$(code_of ptpam8)
+before=$(proofs)
+auth ptpam ptpam8 "$(printf %06d $(( (10#$code + 3) % 1000000 )))" "$KEY_A"
+check "proof: a refused login leaves none" test "$result/$(proofs)" = "PAM_AUTH_ERR/$before"
+auth ptpam ptpam8 "$code" "$KEY_A"
+proof=$(comm -13 <(echo "$before") <(proofs))
+check "proof: an admitted login leaves one record" test "$result/$(echo "$proof" | grep -c .)" = PAM_SUCCESS/1
+check "proof: the directory is root's, 0711; the record root's, 0644" \
+	test "$(stat -c %u:%a "$T/logins")/$(stat -c %u:%g:%a "$proof")" = "0:711/0:0:644"
+has_lines() { local f=$1 l; shift; for l in "$@"; do grep -qxF -- "$l" "$f" || return 1; done; }
+check "proof: it names the uid, user, connection and method" \
+	has_lines "$proof" "uid=$(id -u ptpam8)" user=ptpam8 "connection=192.0.2.7 50122 192.0.2.1 22" method=totp
+check "proof: named after the sshd-side process that ran PAM (the harness's parent)" \
+	grep -qx "monitor=$(basename "$proof")" "$proof"
+check "proof: no code in it" bash -c "! grep -q -- '$code' '$proof'"
+# A record whose process is gone (a pid above pid_max never runs) is
+# removed by the next admitted login, which leaves its own.
+gone=$(( $(cat /proc/sys/kernel/pid_max) + 1 ))
+echo "postern-login-proof 1" >"$T/logins/$gone"
+next=$(oathtool --totp -b "$(secret_of "$S/ptpam8")" -N "@$(( $(date +%s) + 30 ))")
+auth ptpam ptpam8 "$next" "$KEY_A"
+check "proof: the next login sweeps the records of processes that are gone" \
+	test "$result/$(proofs | grep -c "/$gone\$")" = PAM_SUCCESS/0
+totp enroll --no-verify ptpam9 >/dev/null
+install -d -m 0777 "$T/open"
+service ptpam-openlogins "store=$S logins=$T/open/logins"
+code=$(code_of ptpam9)
+auth ptpam-openlogins ptpam9 "$code" "$KEY_A"
+check "proof: a directory others may write is refused; the login fails closed" \
+	test "$result/$(find "$T/open" -mindepth 1 | wc -l)" = PAM_SYSTEM_ERR/0
+check "proof: logged as proof_error with what is wrong" \
+	grep -q "event=login_fail .*reason=proof_error .*detail=\".*open: mode 0777 is too open" "$log" ||
+	sed 's/^/# /' "$log"
+for bad in logins=relative proof_lifetime=5 proof_lifetime=86401; do
+	service ptpam-proofopt "store=$S $bad"
+	auth ptpam-proofopt ptpam9 "$code" "$KEY_A"
+	check "proof: module option $bad is refused (PAM_SERVICE_ERR)" test "$result" = PAM_SERVICE_ERR
+done
 
 # --- debug: every step located, still no code and no secret
 service ptpam-debug "store=$S debug"

@@ -35,6 +35,7 @@ shell_setup() {
 	install -m 0755 "$2" "$ROOT/bin/postern-shell"
 	SH="$ROOT/bin/postern-shell"
 	INCOMING="$ROOT/incoming"
+	LOGINS="$ROOT/logins"
 	MYIN="$INCOMING/$SHELL_USER"
 	CANARY="$ROOT/canary"
 	install -d -m 0711 -o root -g root "$INCOMING"
@@ -60,6 +61,7 @@ paths:
   tree: $ROOT/pub
   state: $ROOT/state
   socket: $ROOT/installd.sock
+  logins: $LOGINS
 ${1:-modules:
   gtk:
     maintainers: [$SHELL_USER]}
@@ -79,13 +81,33 @@ shell_env_canaries() {
 }
 
 # as_user [VAR=value...] -- ARGV...: run ARGV as the test user with exactly
-# the given environment (what sshd would have built).
+# the given environment (what sshd would have built), as a grandchild of
+# login-admit, which leaves the login proof pam_postern leaves for an
+# admitted connection (the one in SSH_CONNECTION). ADMIT_EXTRA (an array)
+# adds login-admit options that spoil the proof.
+ADMIT_EXTRA=()
 as_user() {
-	local vars=()
-	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	local vars=() admit=() conn=
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		case $1 in SSH_CONNECTION=*) conn=${1#SSH_CONNECTION=} ;; esac
+		shift
+	done
 	shift
-	setpriv --reuid "$SHELL_UID" --regid "$SHELL_GID" --init-groups \
+	mapfile -t admit < <(admit_args "$conn")
+	"$LOGIN_ADMIT" "${admit[@]}" "${ADMIT_EXTRA[@]}" -- \
+		setpriv --reuid "$SHELL_UID" --regid "$SHELL_GID" --init-groups \
 		env -i "${vars[@]}" "$@"
+}
+
+# admit_args CONNECTION: login-admit's options for the test user, one a line.
+admit_args() {
+	if [ -z "$1" ]; then
+		echo --no-proof
+	else
+		printf '%s\n' --logins "$LOGINS" --uid "$SHELL_UID" --user "$SHELL_USER" \
+			"--connection=$1"
+	fi
 }
 
 # What the test user owns outside its incoming directory, and everything in

@@ -97,14 +97,23 @@ run_case "ForceCommand: a hostile SSH_ORIGINAL_COMMAND is refused" 1 "unquoted '
 expect_record "$PORT" "event=command_deny .* mode=forced reason=\"refused: unquoted ';'"
 run_case "ForceCommand without a command: allowed commands listed" 1 "no command given" -- "$SH"
 
-# What sshd really runs for ForceCommand: the user's shell, here dash, with
-# -c naming postern-shell.
+# What sshd really runs for ForceCommand: the account's shell, here dash,
+# with -c naming postern-shell. dash forks the command, so dash stands
+# between postern-shell and sshd's session process.
 PORT=$((PORT + 1))
+usermod -s /bin/sh "$SHELL_USER"
 out=$(as_user "SSH_CONNECTION=$SHELL_CONN_HOST $PORT 192.0.2.1 22" "SSH_ORIGINAL_COMMAND=help" \
 	-- /bin/sh -c "$SH" 2>&1)
 check "ForceCommand through /bin/sh -c: SSH_ORIGINAL_COMMAND is the command" \
 	grep -q "Allowed commands" <<<"$out"
 expect_record "$PORT" "event=command_allow .* command=help name=help mode=forced"
+# The login shell may stand in between, nothing else: an account whose
+# shell is postern-shell gets no such allowance.
+usermod -s "$SH" "$SHELL_USER"
+run_case "ForceCommand through /bin/sh -c for an account whose shell is postern-shell: no proof found" \
+	1 "this login did not pass postern's second factor \(no login proof" \
+	"SSH_ORIGINAL_COMMAND=help" -- /bin/sh -c "$SH"
+expect_record "$PORT" "event=command_deny .* proof=missing"
 run_case "postern-shell as login shell and as ForceCommand: refused (a path)" 1 \
 	"not an allowed command \(commands are named without a path" \
 	"SSH_ORIGINAL_COMMAND=help" -- "$SH" -c "$SH"

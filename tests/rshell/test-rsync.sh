@@ -22,8 +22,10 @@ install -d -m 0755 "$SRC" "$ROOT/pulled"
 cat >"$ROOT/bin/ssh-helper" <<HELPER
 #!/bin/sh
 shift
-exec setpriv --reuid $SHELL_UID --regid $SHELL_GID --init-groups \\
-	env -i "SSH_CONNECTION=$SHELL_CONN_HOST \$HELPER_PORT 192.0.2.1 22" \${HELPER_EXTRA:+"\$HELPER_EXTRA"} \\
+conn="$SHELL_CONN_HOST \$HELPER_PORT 192.0.2.1 22"
+exec "$LOGIN_ADMIT" --logins "$LOGINS" --uid $SHELL_UID --user $SHELL_USER --connection "\$conn" -- \\
+	setpriv --reuid $SHELL_UID --regid $SHELL_GID --init-groups \\
+	env -i "SSH_CONNECTION=\$conn" \${HELPER_EXTRA:+"\$HELPER_EXTRA"} \\
 	"$SH" -c "\$*"
 HELPER
 chmod 0755 "$ROOT/bin/ssh-helper"
