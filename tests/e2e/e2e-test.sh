@@ -185,26 +185,40 @@ replayed_code() {
 }
 case_ "the same code a second time is refused as a replay" replayed_code
 
+# extra_sshd NAME SED-EXPRESSION...: a second sshd, started through the link
+# $E2E_ROOT/sbin/NAME (the PAM service on OpenSSH before 9.8), with the
+# main configuration changed by the sed expressions and its own port
+# ($port2); sets $pid. The caller kills it.
+extra_sshd() {
+	local name=$1 cfg=$E2E_ROOT/ssh/sshd_config.$1 expr=()
+	shift
+	port2=$(e2e_free_port)
+	for e in "$@"; do expr+=(-e "$e"); done
+	sed -e "s/^ListenAddress .*/ListenAddress $E2E_HOST:$port2/" "${expr[@]}" \
+		"$E2E_ROOT/ssh/sshd_config" >"$cfg"
+	printf '[%s]:%s %s\n' "$E2E_HOST" "$port2" \
+		"$(cut -d' ' -f1-2 "$E2E_ROOT/ssh/host_ed25519.pub")" >>"$E2E_ROOT/client/known_hosts"
+	[ -e "$E2E_ROOT/sbin/$name" ] || ln -s "$E2E_SSHD" "$E2E_ROOT/sbin/$name"
+	"$E2E_ROOT/sbin/$name" -D -f "$cfg" </dev/null &
+	pid=$!
+	E2E_PIDS+=("$pid")
+	for _ in $(seq 100); do
+		(exec 3<>"/dev/tcp/$E2E_HOST/$port2") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail_with "the sshd $name did not come up"
+}
+
 # Defence in depth: an sshd wrongly configured to skip the key step
 # (keyboard-interactive alone) still gets no login, because pam_postern
 # itself demands the key step, before it even asks for a code.
 misconfigured_sshd() {
-	local port2 cfg=$E2E_ROOT/ssh/sshd_config.kbdonly pid
-	port2=$(e2e_free_port)
-	sed -e "s/^ListenAddress .*/ListenAddress $E2E_HOST:$port2/" \
-		-e 's/AuthenticationMethods publickey,keyboard-interactive:pam/AuthenticationMethods keyboard-interactive:pam/' \
-		"$E2E_ROOT/ssh/sshd_config" >"$cfg"
-	grep -q '^	AuthenticationMethods keyboard-interactive:pam$' "$cfg" ||
+	local port2 pid
+	extra_sshd "$E2E_PAM_SERVICE" \
+		's/AuthenticationMethods publickey,keyboard-interactive:pam/AuthenticationMethods keyboard-interactive:pam/' ||
+		return 1
+	grep -q '^	AuthenticationMethods keyboard-interactive:pam$' "$E2E_ROOT/ssh/sshd_config.$E2E_PAM_SERVICE" ||
 		{ fail_with "could not derive the misconfigured sshd_config"; return 1; }
-	printf '[%s]:%s %s\n' "$E2E_HOST" "$port2" \
-		"$(cut -d' ' -f1-2 "$E2E_ROOT/ssh/host_ed25519.pub")" >>"$E2E_ROOT/client/known_hosts"
-	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -D -f "$cfg" </dev/null &
-	pid=$!
-	E2E_PIDS+=("$pid")
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/$E2E_HOST/$port2") 2>/dev/null && break
-		sleep 0.1
-	done
 	e2e_set_code "$(e2e_fresh_code "$MAINT")"
 	E2E_PORT=$port2 run e2e_ssh "$MAINT" -o PubkeyAuthentication=no \
 		-o PreferredAuthentications=keyboard-interactive -- help
@@ -215,6 +229,39 @@ misconfigured_sshd() {
 }
 case_ "sshd misconfigured without the key step: pam_postern still refuses (no_key_step)" \
 	misconfigured_sshd
+
+# The deployment mistake OpenSSH 9.8 made easy: the maintainers' sshd runs a
+# PAM service without pam_postern (the stock one, with pam_unix), and the
+# maintainer has a Unix password. sshd lets key + password in; postern-shell
+# finds no login proof and runs nothing, not even help, though the same
+# user holds a valid proof on another live connection meanwhile.
+stock_pam_service() {
+	local port2 pid stock=postern-e2e-stock ctl=$T/proof-master opts
+	printf 'auth required pam_unix.so\naccount required pam_unix.so\nsession required pam_unix.so\n' \
+		>"/etc/pam.d/$stock"
+	echo "$MAINT:e2e-unix-password" | chpasswd
+	mapfile -t opts < <(e2e_ssh_opts "$MAINT")
+	e2e_set_code "$(e2e_fresh_code "$MAINT")"
+	SSH_ASKPASS="$E2E_ROOT/client/askpass" SSH_ASKPASS_REQUIRE=force \
+		timeout 30 setsid -w ssh "${opts[@]}" -M -S "$ctl" -o ControlPersist=60 -N -f \
+		"$MAINT@$E2E_HOST" </dev/null || { fail_with "the legitimate master did not start"; return 1; }
+	extra_sshd "$stock" "s/^PAMServiceName .*/PAMServiceName $stock/" || return 1
+	e2e_set_code e2e-unix-password
+	E2E_PORT=$port2 run e2e_ssh "$MAINT" -- help
+	kill "$pid" 2>/dev/null
+	ssh -S "$ctl" -O exit "$MAINT@$E2E_HOST" 2>/dev/null
+	usermod -p '!' "$MAINT"
+	grep -qi "password" "$E2E_ROOT/client/askpass.log" ||
+		{ fail_with "sshd did not ask for the Unix password (is the stock service in use?)"; return 1; }
+	want_rc 1 && want_err "this login did not pass postern's second factor (no login proof" &&
+		want_err "PAMServiceName" && ! grep -q "Allowed commands" "$T/out" &&
+		want_log "$MARK" "event=command_deny" "user=$MAINT" "proof=missing" &&
+		want_log "$MARK" "Accepted keyboard-interactive/pam for $MAINT" &&
+		[ "$(e2e_log_since "$MARK" | grep -c "event=login_ok")" = 1 ] &&
+		unchanged_since "$SNAP"
+}
+case_ "sshd running a PAM service without pam_postern: key + Unix password gets nothing (no proof)" \
+	stock_pam_service
 
 # pam_postern's default max_failures is 5: the fifth wrong code locks the
 # account; then even the right code fails, and the client cannot tell the

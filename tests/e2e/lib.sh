@@ -13,8 +13,10 @@
 # /run/sshd from under each other, and nothing outlives the namespace;
 # e2e_teardown stops the processes it started and removes $E2E_ROOT.
 #
-# What runs is the real thing: OpenSSH's sshd started as `postern-sshd`
-# (a link, so that it uses the PAM service of that name), Linux-PAM with
+# What runs is the real thing: OpenSSH's sshd with the PAM service
+# `postern-sshd` (PAMServiceName on OpenSSH 9.8 and later; before, sshd
+# takes it from the name it was started under, so it runs through a link of
+# that name either way), Linux-PAM with
 # pam_postern.so, postern-shell as the users' login shell, rrsync behind it,
 # and postern-installd as the `postern` user.
 #
@@ -96,8 +98,30 @@ e2e_install_programs() {
 		path=$(e2e_find_program "$name" "${name#postern-}" 2>/dev/null) &&
 			install -m 0755 "$path" "$E2E_ROOT/bin/$name" || true
 	done
-	# sshd takes its PAM service name from the name it was started under.
+	# OpenSSH before 9.8 takes its PAM service name from the name it was
+	# started under; later ones from PAMServiceName (e2e_sshd_options).
 	ln -s "$E2E_SSHD" "$E2E_ROOT/sbin/$E2E_PAM_SERVICE"
+}
+
+# e2e_sshd_accepts KEYWORD VALUE: this sshd knows the keyword (sshd -T
+# with it on the command line; older ones refuse an unknown option).
+e2e_sshd_accepts() {
+	"$E2E_SSHD" -T -f /dev/null -o "$1=$2" -o "HostKey=$E2E_ROOT/ssh/host_ed25519" \
+		-C user=root,host=localhost,addr=127.0.0.1 >/dev/null 2>&1
+}
+
+# e2e_sshd_options SERVICE: the lines of the version-dependent settings:
+# the PAM service by name, and no PerSourcePenalties (OpenSSH 9.8 and
+# later), which would cut off the tests' many quick failures from one
+# address (the lockout case) as an attack; a real server keeps them
+# (docs/DEPLOY.md).
+e2e_sshd_options() {
+	if e2e_sshd_accepts PAMServiceName "$1"; then
+		echo "PAMServiceName $1"
+	fi
+	if e2e_sshd_accepts PerSourcePenalties no; then
+		echo "PerSourcePenalties no"
+	fi
 }
 
 # --- filesystem layout (docs/ARCHITECTURE.md, the brief's installed layout) --
@@ -251,6 +275,7 @@ PidFile none
 LogLevel VERBOSE
 SyslogFacility AUTHPRIV
 UsePAM yes
+$(e2e_sshd_options "$E2E_PAM_SERVICE")
 PermitRootLogin no
 PasswordAuthentication no
 KbdInteractiveAuthentication yes
