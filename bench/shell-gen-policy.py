@@ -11,6 +11,7 @@ DOAP_FILE, a generated module list as postern-policy import-doap writes it
 (each module's <maintainer> entries), which postern.yaml names in
 doap_modules; postern.yaml keeps the settings and the open modules.
 """
+import os
 import random
 import sys
 
@@ -24,6 +25,7 @@ def main():
     names = ["maint%03d" % i for i in range(users)]
     out = ["paths:", "  incoming: " + incoming, "  tree: /srv/postern/pub",
            "  state: /var/lib/postern", "  socket: /run/postern/installd.sock",
+           "  logins: " + os.path.join(os.path.dirname(incoming), "logins"),
            "release_team:", "  users: [maint000, maint001]"]
     if doap_file:
         out.append("doap_modules: " + doap_file)

@@ -4,13 +4,15 @@
  *
  *   login-admit --logins DIR --uid UID --user NAME --connection CONN
  *               [--lifetime S] [--no-proof] [--stale-start] [--boot-id ID]
- *               [--chown UID] [--chmod MODE] -- COMMAND...
+ *               [--chown UID] [--chmod MODE] [--session-exec] -- COMMAND...
  *
  * As root, it writes the login proof pam_postern would write for a login
  * it admitted, with itself as the monitor and through the same code
  * (login_proof_fill, login_proof_write), then runs COMMAND as its
  * grandchild, as sshd runs the shell: monitor -> session child -> shell.
- * It exits with COMMAND's status. The other options make the proof wrong
+ * It exits with COMMAND's status. With --session-exec COMMAND is the
+ * session child itself, for a program that starts shells the way sshd's
+ * session process does (bench/shell). The other options make the proof wrong
  * in one way each, so that tests can show the shell refuses it: none at
  * all, a start time of an earlier process with this pid, another boot, a
  * record another user owns or may write.
@@ -40,13 +42,14 @@ struct admit_opts {
 	unsigned lifetime;
 	bool no_proof;
 	bool stale_start;
+	bool session_exec;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: login-admit --logins DIR --uid UID --user NAME --connection CONN\n"
 		   "       [--lifetime S] [--no-proof] [--stale-start] [--boot-id ID]\n"
-		   "       [--chown UID] [--chmod MODE] -- COMMAND...\n");
+		   "       [--chown UID] [--chmod MODE] [--session-exec] -- COMMAND...\n");
 }
 
 static int parse_opts(int argc, char **argv, struct admit_opts *o)
@@ -62,6 +65,7 @@ static int parse_opts(int argc, char **argv, struct admit_opts *o)
 		{ "boot-id", required_argument, NULL, 'b' },
 		{ "chown", required_argument, NULL, 'o' },
 		{ "chmod", required_argument, NULL, 'm' },
+		{ "session-exec", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,6 +83,7 @@ static int parse_opts(int argc, char **argv, struct admit_opts *o)
 		case 'b': o->boot_id = optarg; break;
 		case 'o': o->chown_uid = strtol(optarg, NULL, 10); break;
 		case 'm': o->chmod_mode = strtol(optarg, NULL, 8); break;
+		case 'E': o->session_exec = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -144,18 +149,26 @@ static int wait_status(pid_t pid)
 	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-/* The session child: runs COMMAND as its own child and passes its status on. */
-static void session_child(char **argv)
+static void exec_command(char **argv)
 {
-	pid_t pid = fork();
+	execvp(argv[0], argv);
+	fprintf(stderr, "login-admit: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
 
+/* The session child: runs COMMAND as its own child (or becomes it) and
+ * passes its status on. */
+static void session_child(char **argv, bool session_exec)
+{
+	pid_t pid;
+
+	if (session_exec)
+		exec_command(argv);
+	pid = fork();
 	if (pid < 0)
 		_exit(127);
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "login-admit: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_command(argv);
 	_exit(wait_status(pid));
 }
 
@@ -178,6 +191,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (pid == 0)
-		session_child(argv + first);
+		session_child(argv + first, o.session_exec);
 	return wait_status(pid);
 }

@@ -68,8 +68,10 @@ expect_file() {
 }
 
 as_user() {
-	local user=$1; shift
-	env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent \
+	local user=$1 conn="192.0.2.9 40000 192.0.2.1 22"; shift
+	"$WORK/login-admit" --logins /run/postern-logins --uid "$(id -u "$user")" --user "$user" \
+		--connection "$conn" -- \
+		env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent "SSH_CONNECTION=$conn" \
 		setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups -- "$@"
 }
 

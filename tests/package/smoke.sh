@@ -15,7 +15,7 @@ check_installed_files() {
 		/lib/systemd/system/postern-installd.service \
 		/lib/systemd/system/postern-import-doap.service \
 		/lib/systemd/system/postern-import-doap.timer \
-		/usr/lib/tmpfiles.d/postern-server.conf \
+		/usr/lib/tmpfiles.d/postern-server.conf /usr/lib/tmpfiles.d/libpam-postern.conf \
 		/usr/share/debianutils/shells.d/postern-shell \
 		/usr/share/man/man8/pam_postern.8.gz /usr/share/man/man5/postern.yaml.5.gz \
 		/usr/share/doc/postern-server/README.Debian.gz \
@@ -128,6 +128,10 @@ smoke_pam() {
 		die "PAM: a wrong code was accepted"
 	pam_login ptpkg-maint "$code" "$key" ||
 		die "PAM: the right code was refused"
+	grep -qx "user=ptpkg-maint" /run/postern-logins/* 2>/dev/null ||
+		die "PAM: the admitted login left no login proof in /run/postern-logins"
+	expect_mode /run/postern-logins "root:root 711"
+	expect_mode "$(grep -lx "user=ptpkg-maint" /run/postern-logins/* | head -n 1)" "root:root 644"
 	pam_login ptpkg-maint "$code" "$key" &&
 		die "PAM: a replayed code was accepted"
 	echo "PAM: wrong code denied, right code accepted, replay denied: ok"
