@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "login_proof.h"
 #include "sid_hash.h"
 #include "text.h"
 #include "unicode.h"
@@ -221,17 +222,8 @@ size_t audit_format(char *out, size_t outlen, const char *event,
 
 static void read_boot_id(char *buf, size_t len)
 {
-	ssize_t n;
-	int fd;
-
-	buf[0] = '\0';
-	fd = openat(AT_FDCWD, "/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
+	if (len <= LOGIN_PROOF_BOOT_ID_LEN || boot_id_read(buf, NULL) < 0)
+		buf[0] = '\0';
 }
 
 static bool token_is(const char *tok, size_t n, const char *allowed, size_t max)
