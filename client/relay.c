@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build_config.h"
 #include "client.h"
 
 #define RELAY_BUF (64 * 1024)
@@ -132,6 +133,26 @@ static int pump(ssh_session s, ssh_channel ch, const struct relay_io *io, struct
 	}
 }
 
+/* The remote command's exit status, or -1 when it sent none: killed by a
+ * signal, or the connection dropped. Waits for the status (blocking
+ * session), as both libssh calls do. */
+static int remote_exit_status(ssh_channel ch)
+{
+#if HAVE_SSH_CHANNEL_GET_EXIT_STATE
+	uint32_t code = 0;
+	char *signal = NULL;
+	int status = -1;
+
+	if (ssh_channel_get_exit_state(ch, &code, &signal, NULL) == SSH_OK &&
+	    signal == NULL && code <= 255)
+		status = (int)code;
+	ssh_string_free_char(signal);
+	return status;
+#else
+	return ssh_channel_get_exit_status(ch);
+#endif
+}
+
 int relay_channel_run(ssh_session s, const char *command, const struct relay_io *io,
 		      struct pst_err *e)
 {
@@ -150,7 +171,7 @@ int relay_channel_run(ssh_session s, const char *command, const struct relay_io 
 	if (rc == 0)
 		rc = pump(s, ch, io, e);
 	if (rc == 0) {
-		status = ssh_channel_get_exit_status(ch);
+		status = remote_exit_status(ch);
 		rc = status >= 0 ? status :
 			pst_fail(e, EPROTO, "the command ended without an exit status "
 				 "(killed by a signal, or the connection dropped)");

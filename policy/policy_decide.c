@@ -69,6 +69,9 @@ static bool gid_of(lookup_fn *fn, const char *name, gid_t *gid)
 	bool found = false;
 	int rc;
 
+	/* No gid until one is found: callers read it only then, but a defined
+	 * value keeps that from resting on the compiler seeing it. */
+	*gid = (gid_t)-1;
 	do {
 		char *bigger = realloc(buf, size);
 		if (bigger == NULL)

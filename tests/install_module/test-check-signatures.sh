@@ -41,13 +41,13 @@ mkdir -p "$W/src/demo-1.0"
 head -c 300000 /dev/urandom | od -x > "$W/src/demo-1.0/data.txt"
 echo "Version 1.0" > "$W/src/demo-1.0/NEWS"
 tar -C "$W/src" -cf "$W/demo-1.0.tar" demo-1.0
-xz -6 -k "$W/demo-1.0.tar"
+xz -T1 -6 -k "$W/demo-1.0.tar"
 echo other > "$W/src/demo-1.0/NEWS"
-tar -C "$W/src" -cf - demo-1.0 | xz > "$W/other.tar.xz"
+tar -C "$W/src" -cf - demo-1.0 | xz -T1 > "$W/other.tar.xz"
 mkdir -p "$W/bad/demo-1.0"
 echo x > "$W/bad/demo-1.0/x"
 ln -s /etc/passwd "$W/bad/demo-1.0/escape"
-tar -C "$W/bad" -cf - demo-1.0 | xz > "$W/bad/demo-1.0.tar.xz"
+tar -C "$W/bad" -cf - demo-1.0 | xz -T1 > "$W/bad/demo-1.0.tar.xz"
 U="$W/demo-1.0.tar.xz"
 
 sign() { # sign KEY OUT FILE [gpg options]

@@ -79,7 +79,7 @@ before=$(tree_state)
 w=$(mktemp -d -p "$R")
 mkdir -p "$w/ptmod-3.0"
 echo "a small release" > "$w/ptmod-3.0/README"
-tar -C "$w" -cf - ptmod-3.0 | xz --lzma2=dict=1536MiB > "$R/incoming/ptinst-m/ptmod-3.0.tar.xz"
+tar -C "$w" -cf - ptmod-3.0 | xz -T1 --lzma2=dict=1536MiB > "$R/incoming/ptinst-m/ptmod-3.0.tar.xz"
 chown ptinst-m:ptinst-m "$R/incoming/ptinst-m/ptmod-3.0.tar.xz"
 xz -lvv "$R/incoming/ptinst-m/ptmod-3.0.tar.xz" | grep -q 'Memory needed: *1537 MiB' &&
 	ok "the test upload is a valid xz stream that asks for 1.5 GiB" || not_ok "xz did not make a 1.5 GiB dictionary"
@@ -96,7 +96,7 @@ stop_daemon; start_daemon
 w=$(mktemp -d -p "$R")
 mkdir -p "$w/ptmod-3.2"
 echo "a small release" > "$w/ptmod-3.2/README"
-tar -C "$w" -cf - ptmod-3.2 | xz -9 > "$R/incoming/ptinst-m/ptmod-3.2.tar.xz"
+tar -C "$w" -cf - ptmod-3.2 | xz -T1 -9 > "$R/incoming/ptinst-m/ptmod-3.2.tar.xz"
 chown ptinst-m:ptinst-m "$R/incoming/ptinst-m/ptmod-3.2.tar.xz"
 out=$(client ptinst-m install-module ptmod-3.2.tar.xz 2>&1)
 [ $? -ne 0 ] && printf '%s' "$out" | grep -q 'more memory than the limit of 64 MiB (limits.check_memory)' &&
