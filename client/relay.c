@@ -141,9 +141,10 @@ static int remote_exit_status(ssh_channel ch)
 #if HAVE_SSH_CHANNEL_GET_EXIT_STATE
 	uint32_t code = 0;
 	char *signal = NULL;
+	int core_dumped = 0;
 	int status = -1;
 
-	if (ssh_channel_get_exit_state(ch, &code, &signal, NULL) == SSH_OK &&
+	if (ssh_channel_get_exit_state(ch, &code, &signal, &core_dumped) == SSH_OK &&
 	    signal == NULL && code <= 255)
 		status = (int)code;
 	ssh_string_free_char(signal);

@@ -168,14 +168,18 @@ int boot_id_read(char out[LOGIN_PROOF_BOOT_ID_LEN + 1], struct pst_err *e)
 	return 0;
 }
 
-static int boottime_now(long long *out, struct pst_err *e)
+/* Seconds since boot, or a negative errno. One return value, so that no
+ * caller can read a time that was never set. */
+static long long boottime_now(struct pst_err *e)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
-		return pst_fail(e, errno, "CLOCK_BOOTTIME: %s", strerror(errno));
-	*out = (long long)ts.tv_sec;
-	return 0;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0) {
+		int err = errno != 0 ? errno : EIO;
+		pst_fail(e, err, "CLOCK_BOOTTIME: %s", strerror(err));
+		return -(long long)err;
+	}
+	return (long long)ts.tv_sec;
 }
 
 /* SSH_CONNECTION as sshd writes it: four words of address or port characters. */
@@ -320,10 +324,11 @@ int login_proof_fill(struct login_proof *p, uid_t uid, const char *user,
 	rc = proc_stat_read(monitor, &parent, &p->monitor_start, e);
 	if (rc == 0)
 		rc = boot_id_read(p->boot_id, e);
-	if (rc == 0)
-		rc = boottime_now(&now, e);
 	if (rc < 0)
 		return rc;
+	now = boottime_now(e);
+	if (now < 0)
+		return (int)now;
 	p->expires = now + (long long)lifetime;
 	return 0;
 }
@@ -467,7 +472,7 @@ static enum login_proof_verdict proof_compare(const struct login_proof *p, pid_t
 	pid_t parent;
 
 	if (proc_stat_read(monitor, &parent, &start, &e) < 0 || boot_id_read(boot, &e) < 0 ||
-	    boottime_now(&now, &e) < 0)
+	    (now = boottime_now(&e)) < 0)
 		return verdict(LOGIN_PROOF_ERROR, why, "cannot check the login proof: %s", e.msg);
 	if (p->monitor != monitor || p->monitor_start != start)
 		return verdict(LOGIN_PROOF_MISMATCH, why, "the login proof is of an earlier sshd process with the same pid %ld",
