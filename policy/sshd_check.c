@@ -255,7 +255,7 @@ static bool sshd_dump(const struct sshd_check_opts *o, char *dump, size_t cap)
 	dump[len] = '\0';
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && len > 0)
 		return true;
-	diag[strcspn(diag, "\n")] = '\0';
+	diag[strcspn(diag, "\r\n")] = '\0';   /* sshd ends its log lines with \r\n */
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		fprintf(stderr, "postern-policy: check-sshd: cannot execute %s (give --sshd the "
 			"path of OpenSSH's sshd)\n", o->sshd);
