@@ -49,15 +49,19 @@ static int logical_line(const char *text, size_t len, size_t *pos, unsigned *lin
 	return (int)n;
 }
 
-/* The next word of *p into out; a '[' word runs to its ']'. 0, 1 (none left) or -EINVAL. */
-static int next_word(const char **p, char *out, size_t cap, unsigned lineno, struct pst_err *e)
+/*
+ * The next word of *p into out; with bracket (the control), a '[' word runs
+ * to its ']'. 0, 1 (none left) or -EINVAL.
+ */
+static int next_word(const char **p, bool bracket, char *out, size_t cap, unsigned lineno,
+		     struct pst_err *e)
 {
 	const char *s = *p + strspn(*p, " ");
 	size_t n;
 
 	if (*s == '\0')
 		return 1;
-	if (*s == '[') {
+	if (bracket && *s == '[') {
 		const char *close = strchr(s, ']');
 		if (close == NULL)
 			return pst_fail(e, EINVAL, "line %u: a '[' control without its ']'", lineno);
@@ -113,8 +117,11 @@ static int directive_parse(const char *rest, struct pam_line *l, struct pst_err 
 {
 	char extra[2];
 
-	if (next_word(&rest, l->module, sizeof(l->module), l->lineno, e) != 0 ||
-	    next_word(&rest, extra, sizeof(extra), l->lineno, e) != 1)
+	int rc = next_word(&rest, false, l->module, sizeof(l->module), l->lineno, e);
+
+	if (rc < 0)
+		return rc;
+	if (rc > 0 || next_word(&rest, false, extra, sizeof(extra), l->lineno, NULL) != 1)
 		return pst_fail(e, EINVAL, "line %u: @include takes exactly one name", l->lineno);
 	l->control = PAM_CTL_DIRECTIVE;
 	strcpy(l->control_text, "@include");
@@ -126,7 +133,7 @@ static int rule_parse(const char *line, struct pam_line *l, struct pst_err *e)
 {
 	char type[PAM_WORD_MAX];
 	const char *p = line;
-	int rc = next_word(&p, type, sizeof(type), l->lineno, e);
+	int rc = next_word(&p, false, type, sizeof(type), l->lineno, e);
 
 	if (rc != 0)
 		return rc < 0 ? rc : pst_fail(e, EINVAL, "line %u: empty", l->lineno);
@@ -137,12 +144,17 @@ static int rule_parse(const char *line, struct pam_line *l, struct pst_err *e)
 		return pst_fail(e, EINVAL, "line %u: '%.40s' is no PAM type (auth, account, "
 				"session, password)", l->lineno, type);
 	snprintf(l->type, sizeof(l->type), "%s", type + l->quiet);
-	if (next_word(&p, l->control_text, sizeof(l->control_text), l->lineno, e) != 0 ||
-	    control_of(l->control_text, &l->control) < 0)
+	rc = next_word(&p, true, l->control_text, sizeof(l->control_text), l->lineno, e);
+	if (rc < 0)
+		return rc;
+	if (rc > 0 || control_of(l->control_text, &l->control) < 0)
 		return pst_fail(e, EINVAL, "line %u: no valid control after '%s' (required, "
 				"requisite, sufficient, optional, include, substack or [...])",
 				l->lineno, type);
-	if (next_word(&p, l->module, sizeof(l->module), l->lineno, e) != 0)
+	rc = next_word(&p, false, l->module, sizeof(l->module), l->lineno, e);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
 		return pst_fail(e, EINVAL, "line %u: no module after '%s %s'", l->lineno, type,
 				l->control_text);
 	return 0;

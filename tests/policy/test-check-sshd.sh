@@ -60,7 +60,7 @@ config other-command "ForceCommand /bin/sh"
 config no-command
 config forwarding "DisableForwarding no" "ForceCommand $shell"
 # What check-sshd must leave as it is (the pam-* and fake dirs come later).
-snapshot() { find "$w" -mindepth 1 ! -path "$w/pam-*" ! -path "$w/fake*" -printf '%p %s %T@ %m\n' | sort; }
+snapshot() { find "$w" -mindepth 1 ! -path "$w/pam-*" ! -path "$w/fake*" ! -name example -printf '%p %s %T@ %m\n' | sort; }
 before=$(snapshot)
 
 # expect NAME STATUS TEXT -- ARGS...: check-sshd's status and one whole line of its output.
@@ -116,6 +116,21 @@ expect "forwarding on is a warning" 0 \
 	"${S[@]}" --config "$w/forwarding"
 expect "options after --config, before the others" 1 "1 problem, 0 warnings" -- \
 	--config "$w/password" "${S[@]}"
+
+# The shipped examples pass together: sshd_config.postern (its Match Group
+# for a group of ours, our host key; PAMServiceName only where sshd knows
+# it) and pam.d-postern-sshd with the common-* files it includes.
+ex="$(dirname "$0")/../../examples"
+acct_group ptsshd-up
+usermod -a -G ptsshd-up ptsshd-maint
+mkdir "$w/pam-example"
+cp "$ex/pam.d-postern-sshd" "$w/pam-example/postern-sshd"
+cp /etc/pam.d/common-account /etc/pam.d/common-session-noninteractive "$w/pam-example/"
+sed -e "s|^HostKey .*|HostKey $w/hostkey|" -e 's/uploaders/ptsshd-up/' \
+	"$ex/sshd_config.postern" >"$w/example"
+/usr/sbin/sshd -t -f "$w/example" 2>/dev/null || sed -i '/^PAMServiceName /d' "$w/example"
+expect "the examples pass" 0 "0 problems, 0 warnings" -- \
+	"${S[@]}" --pam-dir "$w/pam-example" --config "$w/example"
 
 # The PAM service, each wrong in one way, in a PAM dir of its own.
 pam_case() {
