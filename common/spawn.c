@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,13 +97,14 @@ void fds_close_from(int lowfd)
 }
 
 /* out < 0: stdout on /dev/null, stderr inherited; else stdout on out and
- * stderr on /dev/null (a captured program's chatter is nobody's to read). */
-static void child_exec(const char *const argv[], char *const envp[], int out)
+ * stderr on err, or on /dev/null when err < 0 (a captured program's chatter
+ * is nobody's to read unless the caller asked for it). */
+static void child_exec(const char *const argv[], char *const envp[], int out, int err)
 {
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out < 0 ? devnull : out, 1) < 0 ||
-	    (out >= 0 && dup2(devnull, 2) < 0))
+	    (out >= 0 && dup2(err < 0 ? devnull : err, 2) < 0))
 		_exit(126);
 	fds_close_from(3);
 	signal(SIGPIPE, SIG_DFL);
@@ -124,7 +126,7 @@ int spawn_wait(const char *const argv[], char *const envp[], unsigned timeout_se
 	if (pid < 0)
 		return pst_fail(e, errno, "%s: cannot fork: %s", argv[0], strerror(errno));
 	if (pid == 0)
-		child_exec(argv, envp, -1);
+		child_exec(argv, envp, -1, -1);
 	for (;;) {
 		r = waitpid(pid, status, timeout_sec ? WNOHANG : 0);
 		if (r == pid)
@@ -181,8 +183,10 @@ static int read_until(int fd, long long deadline, char *out, size_t cap, size_t 
 	}
 }
 
-int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout_sec,
-		  char *out, size_t cap, size_t *len, int *status, struct pst_err *e)
+/* spawn_capture with the child's stderr on err (-1: /dev/null). */
+static int capture_to(const char *const argv[], char *const envp[], unsigned timeout_sec,
+		      char *out, size_t cap, size_t *len, int err, int *status,
+		      struct pst_err *e)
 {
 	int pipefd[2], rc;
 	pid_t pid;
@@ -199,7 +203,7 @@ int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout
 		return pst_fail(e, rc, "%s: cannot fork: %s", argv[0], strerror(rc));
 	}
 	if (pid == 0)
-		child_exec(argv, envp, pipefd[1]);
+		child_exec(argv, envp, pipefd[1], err);
 	close(pipefd[1]);
 	rc = read_until(pipefd[0], now_ms() + timeout_sec * 1000LL, out, cap, len);
 	close(pipefd[0]);
@@ -214,4 +218,39 @@ int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout
 	if (rc < 0)
 		return pst_fail(e, -rc, "%s: reading its output: %s", argv[0], strerror(-rc));
 	return 0;
+}
+
+int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout_sec,
+		  char *out, size_t cap, size_t *len, int *status, struct pst_err *e)
+{
+	return capture_to(argv, envp, timeout_sec, out, cap, len, -1, status, e);
+}
+
+/* What the child said on stderr, from the start of the memfd: NUL-terminated. */
+static void diag_read(int fd, char *diag, size_t diagcap)
+{
+	ssize_t n = pread(fd, diag, diagcap - 1, 0);
+
+	diag[n > 0 ? (size_t)n : 0] = '\0';
+}
+
+int spawn_capture_diag(const char *const argv[], char *const envp[], unsigned timeout_sec,
+		       char *out, size_t cap, size_t *len, char *diag, size_t diagcap,
+		       int *status, struct pst_err *e)
+{
+	/* A memfd, not a pipe: a child that fills its stderr cannot block
+	 * while the parent is still reading its stdout. */
+	int fd = memfd_create("spawn-stderr", MFD_CLOEXEC);
+	int rc;
+
+	if (diagcap == 0)
+		return pst_fail(e, EINVAL, "spawn_capture_diag: no room for the diagnostics");
+	diag[0] = '\0';
+	if (fd < 0)
+		return pst_fail(e, errno, "cannot make a memfd for a program's stderr: %s",
+				strerror(errno));
+	rc = capture_to(argv, envp, timeout_sec, out, cap, len, fd, status, e);
+	diag_read(fd, diag, diagcap);
+	close(fd);
+	return rc;
 }

@@ -45,4 +45,13 @@ int spawn_wait(const char *const argv[], char *const envp[], unsigned timeout_se
 int spawn_capture(const char *const argv[], char *const envp[], unsigned timeout_sec,
 		  char *out, size_t cap, size_t *len, int *status, struct pst_err *e);
 
+/*
+ * spawn_capture with the child's stderr kept too: its first diagcap - 1
+ * bytes go to diag, NUL-terminated (empty when it said nothing), so that a
+ * caller can say why a program failed in the program's own words.
+ */
+int spawn_capture_diag(const char *const argv[], char *const envp[], unsigned timeout_sec,
+		       char *out, size_t cap, size_t *len, char *diag, size_t diagcap,
+		       int *status, struct pst_err *e);
+
 #endif

@@ -6,8 +6,9 @@
  *   modules U        everything U may release, and why
  *   import-doap      DOAP files -> the generated module file, changes announced
  *   doap-configured  for systemd's ExecCondition: are doap_sources configured?
+ *   check-sshd       does the maintainers' sshd ask for the key and the code?
  *
- * It only reads the policy, except import-doap, which writes the generated
+ * It only reads the policy (check-sshd reads sshd's configuration instead), except import-doap, which writes the generated
  * file (atomically, root-owned) and runs hooks.doap_change with an
  * environment built from scratch.
  */
@@ -27,6 +28,7 @@
 #include "policy.h"
 #include "policy_report.h"
 #include "spawn.h"
+#include "sshd_check.h"
 
 #define PROG "postern-policy"
 #define EXIT_FAIL 1
@@ -316,6 +318,65 @@ static int run_doap_configured(const char *config, int argc, char **argv)
 	return status;
 }
 
+static int check_sshd_option(int opt, const char *arg, struct sshd_check_opts *o)
+{
+	if (opt == 's')
+		o->sshd = arg;
+	else if (opt == 'f')
+		o->config = arg;
+	else if (opt == 'p')
+		o->pam_dir = arg;
+	else if (opt == 'u')
+		o->user = arg;
+	else if (opt == 'a')
+		o->addr = arg;
+	else if (opt == 'H')
+		o->host = arg;
+	else
+		return -1;
+	return 0;
+}
+
+/* Not start_command: it needs no policy, and 1 means "problems found" here. */
+static int run_check_sshd(const char *config, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sshd", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'f' },
+		{ "pam-dir", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sshd_check_opts o = { "/usr/sbin/sshd", NULL, "/etc/pam.d", NULL, "localhost",
+				     "127.0.0.1", POSTERN_SHELL_EXE };
+	const struct command *c = find_command("check-sshd");
+	int opt;
+
+	(void)config;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage_to(stdout, c);
+			return 0;
+		}
+		if (check_sshd_option(opt, optarg, &o) < 0) {
+			usage_to(stderr, c);
+			return SSHD_CHECK_CANNOT_RUN;
+		}
+	}
+	if (optind != argc || o.user == NULL) {
+		fprintf(stderr, PROG ": check-sshd: %s\n", optind != argc
+			? "takes no operands" : "--user USER is required: the maintainer whose "
+			"login to check (sshd's Match blocks depend on it)");
+		usage_to(stderr, c);
+		return SSHD_CHECK_CANNOT_RUN;
+	}
+	return sshd_check(&o, stdout);
+}
+
 static const struct command commands[] = {
 	{ "check", run_check, "",
 	  "Validate the configuration and the generated DOAP module file it names, then\n"
@@ -343,6 +404,21 @@ static const struct command commands[] = {
 	{ "doap-configured", run_doap_configured, "",
 	  "For systemd's ExecCondition: exit 0 when the configuration lists doap_sources,\n"
 	  "1 when it does not, 255 when the configuration cannot be loaded.\n" },
+	{ "check-sshd", run_check_sshd,
+	  "[--sshd PATH] [--config FILE] [--pam-dir DIR] --user USER [--addr ADDR] [--host HOST]",
+	  "Ask sshd what it would do for USER logging in from ADDR (HOST) (sshd -T -C\n"
+	  "user=USER,host=HOST,addr=ADDR [-f FILE]) and report every problem with the\n"
+	  "sshd_config or PAM line that fixes it: PAM must be on, and the PAM service\n"
+	  "(PAMServiceName on OpenSSH 9.8 and later, else the name sshd runs as) must run\n"
+	  "'auth required pam_postern.so' (includes in DIR are followed);\n"
+	  "AuthenticationMethods publickey,keyboard-interactive; PasswordAuthentication no;\n"
+	  "KbdInteractiveAuthentication yes; no Subsystem; PermitUserEnvironment no;\n"
+	  "ForceCommand " POSTERN_SHELL_EXE ", or none and that as USER's login shell.\n"
+	  "Forwarding and tunnels that are on are warnings.\n"
+	  "Defaults: --sshd /usr/sbin/sshd, --config sshd's own, --pam-dir /etc/pam.d,\n"
+	  "--addr 127.0.0.1, --host localhost.\n"
+	  "Exit status: 0 no problems (warnings do not count), 1 problems, 2 sshd could\n"
+	  "not be run (or a usage error).\n" },
 };
 
 static const struct command *find_command(const char *name)
@@ -406,8 +482,10 @@ int main(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	/* import-doap decides for itself; check reports on stdout; a unit's
-	 * ExecCondition (doap-configured) has nobody to warn. */
-	if (c->run != run_import && c->run != run_check && c->run != run_doap_configured)
+	 * ExecCondition (doap-configured) has nobody to warn; check-sshd reads
+	 * no policy and records nothing. */
+	if (c->run != run_import && c->run != run_check && c->run != run_doap_configured &&
+	    c->run != run_check_sshd)
 		audit_delivery_check(PROG, AUDIT_OP_READ, AUDIT_ON_FAILURE_REFUSE, NULL);
 	return c->run(config, argc - optind, argv + optind);
 }

@@ -99,6 +99,30 @@ static void test_capture_reads_stdout_not_stderr(void **state)
 	assert_string_equal(buf, "out\n0\n1\n2\n3\n");
 }
 
+static void test_capture_diag_keeps_stderr_apart(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	char *const envp[] = { NULL };
+	char buf[64], diag[5];
+	size_t len = 0;
+	int status = -1;
+	struct pst_err e;
+
+	(void)state;
+	assert_int_equal(spawn_capture_diag(argv, envp, 10, buf, sizeof(buf) - 1, &len, diag,
+					    sizeof(diag), &status, &e), 0);
+	buf[len] = '\0';
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	assert_string_equal(buf, "out\n");
+	assert_string_equal(diag, "err\n");
+	/* Cut at the cap, still a string. */
+	argv[2] = "echo longer-than-five >&2";
+	assert_int_equal(spawn_capture_diag(argv, envp, 10, buf, sizeof(buf), &len, diag,
+					    sizeof(diag), &status, &e), 0);
+	assert_int_equal(len, 0);
+	assert_string_equal(diag, "long");
+}
+
 static void test_capture_cap_and_timeout(void **state)
 {
 	const char *loud[] = { "/bin/sh", "-c", "while :; do echo xxxxxxxx; done", NULL };
@@ -138,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_relative_program_refused),
 		cmocka_unit_test(test_capture_reads_stdout_not_stderr),
 		cmocka_unit_test(test_capture_cap_and_timeout),
+		cmocka_unit_test(test_capture_diag_keeps_stderr_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
