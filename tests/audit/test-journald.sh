@@ -21,6 +21,10 @@ gen=$1 work=$2 journald=$3
 . "$4"
 . "$5"
 audit_private_run_dev "$work"
+# In memory, under /run/log/journal, whatever the release's default: Debian
+# 13 keeps a persistent journal in /var/log/journal. /etc is private here.
+mkdir -p /etc/systemd/journald.conf.d
+printf '[Journal]\nStorage=volatile\n' >/etc/systemd/journald.conf.d/postern-test.conf
 "$journald" >"$work/journald.log" 2>&1 &
 jpid=$!
 for _ in $(seq 100); do [ -S /run/systemd/journal/dev-log ] && break; sleep 0.05; done
