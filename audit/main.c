@@ -30,7 +30,7 @@ enum exit_code {
 enum long_only {
 	OPT_SINCE = 256, OPT_UNTIL, OPT_YEAR, OPT_FROM, OPT_JSON, OPT_CSV,
 	OPT_DAEMON_UID, OPT_SHELL_EXE, OPT_INPUT, OPT_LIST_EVENTS, OPT_VERSION,
-	OPT_FORMAT, OPT_SSHD_TAG, OPT_SIGNED, OPT_SIGNER,
+	OPT_FORMAT, OPT_SSHD_TAG, OPT_SSHD_PORT, OPT_SIGNED, OPT_SIGNER,
 };
 
 static const struct option long_options[] = {
@@ -50,6 +50,7 @@ static const struct option long_options[] = {
 	{ "daemon-uid", required_argument, NULL, OPT_DAEMON_UID },
 	{ "shell-exe", required_argument, NULL, OPT_SHELL_EXE },
 	{ "sshd-tag", required_argument, NULL, OPT_SSHD_TAG },
+	{ "sshd-port", required_argument, NULL, OPT_SSHD_PORT },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -62,6 +63,7 @@ static void usage(FILE *out)
 	fputs("usage: " PROG " [summary | signers | session ID] [OPTION...] [FILE...]\n"
 	      "Reads auth.log-style syslog files, RFC 5424 files, or `journalctl -o json`\n"
 	      "output (FILE, or standard input), and shows postern's audit records.\n"
+	      "Options may come before or after the files; -- ends them.\n"
 	      "\n"
 	      "  (no command)     list the records\n"
 	      "  summary          per user: logins ok/failed, denied commands, installs,\n"
@@ -91,7 +93,14 @@ static void usage(FILE *out)
 	      "      --daemon-uid UID  uid of postern-installd (default: user postern)\n"
 	      "      --shell-exe PATH  where postern-shell is installed (default " POSTERN_SHELL_EXE ")\n"
 	      "      --sshd-tag TAG    syslog tag of the maintainers' sshd, whose own refusals\n"
-	      "                   are read too (default postern-sshd; none: do not read them)\n"
+	      "                   are read too, and of its connections' lines: those\n"
+	      "                   under sshd-session and sshd-auth (OpenSSH 9.8 and later)\n"
+	      "                   (default postern-sshd; none: read no sshd line)\n"
+	      "      --sshd-port N     port the maintainers' sshd listens on (repeat, or\n"
+	      "                   N1,N2): an sshd-session/sshd-auth line counts only for\n"
+	      "                   a connection to N, known from its \"Connection from\"\n"
+	      "                   line (LogLevel VERBOSE); without --sshd-port, all of\n"
+	      "                   them count, the admins' sshd's too\n"
 	      "  -q, --quiet      no notes (suspicious lines are always reported)\n"
 	      "      --list-events  the events of the schema and who emits them\n"
 	      "\n"
@@ -121,6 +130,32 @@ static int die_usage(const char *what, const char *why)
 {
 	fprintf(stderr, PROG ": %s: %s\n", what, why);
 	return EXIT_ERROR;
+}
+
+/* --sshd-port N or N1,N2: added to the ports of the postern sshd. */
+static int add_sshd_ports(struct trail_rules *rules, const char *arg)
+{
+	char word[8];
+	const char *p = arg, *comma;
+	unsigned long n;
+	size_t len;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (len == 0 || len >= sizeof(word))
+			return die_usage(arg, "--sshd-port needs port numbers from 1 to 65535 (N, or N1,N2)");
+		memcpy(word, p, len);
+		word[len] = '\0';
+		if (!parse_ulong(word, 65535, &n) || n == 0)
+			return die_usage(arg, "--sshd-port needs port numbers from 1 to 65535 (N, or N1,N2)");
+		if (rules->sshd_nports >= TRAIL_SSHD_PORTS_MAX)
+			return die_usage(arg, "--sshd-port: more than 16 ports (give only the Port lines of the maintainers' sshd)");
+		rules->sshd_ports[rules->sshd_nports++] = (unsigned)n;
+		if (comma == NULL)
+			return EXIT_OK;
+		p = comma + 1;
+	}
 }
 
 static int list_events(void)
@@ -264,6 +299,8 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 	case OPT_SSHD_TAG:
 		in->rules.sshd_tag = strcmp(optarg, "none") == 0 ? NULL : optarg;
 		return EXIT_OK;
+	case OPT_SSHD_PORT:
+		return add_sshd_ports(&in->rules, optarg);
 	case 'q':
 		in->quiet = true;
 		return EXIT_OK;

@@ -116,26 +116,65 @@ static struct sshd_session *session_find(struct sshd_sessions *ss, const char *h
 	size_t i;
 
 	for (i = 0; ss != NULL && i < SSHD_SESSIONS_MAX; i++) {
-		if (ss->s[i].pid == pid && strcmp(ss->s[i].host, host) == 0)
+		if (ss->s[i].used && ss->s[i].pid == pid && strcmp(ss->s[i].host, host) == 0)
 			return &ss->s[i];
 	}
 	return NULL;
 }
 
+/*
+ * A free entry, else the oldest of a connection not (yet) logged in, else
+ * the oldest: the table never grows, whatever the log. Connections before
+ * login are what scanners make by the thousand, and many end without a
+ * line this file knows; a logged-in one may last for days and still log
+ * a refused forward, so it is the last to give way.
+ */
+static struct sshd_session *session_slot(struct sshd_sessions *ss)
+{
+	struct sshd_session *oldest = NULL, *oldest_preauth = NULL, *s;
+	size_t i;
+
+	for (i = 0; i < SSHD_SESSIONS_MAX; i++) {
+		s = &ss->s[i];
+		if (!s->used)
+			return s;
+		if (oldest == NULL || s->seq < oldest->seq)
+			oldest = s;
+		if (!s->accepted && (oldest_preauth == NULL || s->seq < oldest_preauth->seq))
+			oldest_preauth = s;
+	}
+	return oldest_preauth != NULL ? oldest_preauth : oldest;
+}
+
+/* The entry of pid, emptied: a new process, or the same pid reused. */
 static struct sshd_session *session_new(struct sshd_sessions *ss, const char *host, long pid)
 {
 	struct sshd_session *s = session_find(ss, host, pid);
 
-	if (s == NULL && ss != NULL) {
-		s = &ss->s[ss->next];
-		ss->next = (ss->next + 1) % SSHD_SESSIONS_MAX;
-	}
+	if (s == NULL && ss != NULL)
+		s = session_slot(ss);
 	if (s != NULL) {
 		memset(s, 0, sizeof(*s));
+		s->used = true;
 		s->pid = pid;
+		s->seq = ++ss->seq;
 		str_copy(s->host, sizeof(s->host), host);
 	}
 	return s;
+}
+
+/* The process has ended: so has its monitor's connection, for a user child. */
+static void session_free(struct sshd_sessions *ss, const char *host, long pid)
+{
+	struct sshd_session *s = session_find(ss, host, pid);
+	long parent;
+
+	if (s == NULL)
+		return;
+	parent = s->parent;
+	memset(s, 0, sizeof(*s));
+	if (parent > 0 && (s = session_find(ss, host, parent)) != NULL)
+		memset(s, 0, sizeof(*s));
 }
 
 /* The client of the sshd process pid, for lines that do not name it. */
@@ -146,33 +185,87 @@ static void who_from_session(struct sshd_sessions *ss, const char *host, long pi
 
 	if (s == NULL)
 		return;
-	str_copy(ev->user, sizeof(ev->user), s->user);
-	str_copy(ev->from, sizeof(ev->from), s->from);
-	str_copy(ev->port, sizeof(ev->port), s->port);
+	/* A connection seen only by its first line has no user yet. */
+	if (s->user[0] != '\0')
+		str_copy(ev->user, sizeof(ev->user), s->user);
+	if (s->from[0] != '\0') {
+		str_copy(ev->from, sizeof(ev->from), s->from);
+		str_copy(ev->port, sizeof(ev->port), s->port);
+	}
 }
 
-/* "Accepted M for U from A port P ssh2...", "Partial publickey for ...",
- * "User child is on pid N": who a process serves. */
+/*
+ * "Connection from A port P on L port LP", with ` rdomain "R"` where the
+ * system has routing domains (Linux always, mostly ""): the first line of
+ * a connection, at LogLevel VERBOSE. It starts the entry afresh, as the
+ * pid may be one an earlier connection had.
+ */
+static void connection_start(struct sshd_sessions *ss, const char *host, long pid, char *rest)
+{
+	char from[64], port[8], laddr[64], lport[8];
+	char *on = strstr(rest, " on "), *rd;
+	struct sshd_session *s;
+
+	if (on == NULL)
+		return;
+	*on = '\0';
+	on += strlen(" on ");
+	rd = strstr(on, " rdomain \"");
+	if (rd != NULL && (strlen(rd) <= strlen(" rdomain \"") || !strip_suffix(rd, "\"")))
+		return;
+	if (rd != NULL)
+		*rd = '\0';
+	if (!addr_port(rest, from, port) || !addr_port(on, laddr, lport) ||
+	    (s = session_new(ss, host, pid)) == NULL)
+		return;
+	str_copy(s->from, sizeof(s->from), from);
+	str_copy(s->port, sizeof(s->port), port);
+	s->lport = (unsigned)strtoul(lport, NULL, 10);
+}
+
+/* The entry for an authentication line: the connection's, or a new one
+ * where its first line was not logged; who it serves starts afresh. */
+static struct sshd_session *session_for_auth(struct sshd_sessions *ss, const char *host, long pid)
+{
+	struct sshd_session *s = session_find(ss, host, pid);
+
+	if (s == NULL)
+		return session_new(ss, host, pid);
+	s->user[0] = s->from[0] = s->port[0] = s->key[0] = '\0';
+	return s;
+}
+
+/* "Connection from ...", "Accepted M for U from A port P ssh2...",
+ * "Partial publickey for ...", "User child is on pid N": which connection
+ * a process serves, and who. */
 static void remember(struct sshd_sessions *ss, const char *host, long pid, char *m)
 {
 	struct sshd_session *s, *parent, copy;
 	char from[64], port[8];
 	char *rest, *user, *key = NULL, *end;
+	bool accepted;
 	long child;
 
+	if ((rest = after(m, "Connection from ")) != NULL) {
+		connection_start(ss, host, pid, rest);
+		return;
+	}
 	if ((rest = after(m, "User child is on pid ")) != NULL) {
 		child = strtol(rest, &end, 10);
 		parent = session_find(ss, host, pid);
-		if (*end != '\0' || child <= 0 || parent == NULL)
+		if (*end != '\0' || child <= 0 || child == pid || parent == NULL)
 			return;
 		copy = *parent;
+		if ((s = session_new(ss, host, child)) == NULL)
+			return;
 		copy.pid = child;
-		if ((s = session_new(ss, host, child)) != NULL)
-			*s = copy;
+		copy.parent = pid;
+		copy.seq = s->seq;
+		*s = copy;
 		return;
 	}
-	rest = after(m, "Accepted ");
-	if (rest == NULL && (rest = after(m, "Partial publickey for ")) != NULL) {
+	accepted = (rest = after(m, "Accepted ")) != NULL;
+	if (!accepted && (rest = after(m, "Partial publickey for ")) != NULL) {
 		key = strstr(rest, " ssh2: ");
 	} else if (rest != NULL) {
 		rest = strstr(rest, " for ");
@@ -182,8 +275,9 @@ static void remember(struct sshd_sessions *ss, const char *host, long pid, char 
 		return;
 	*end = '\0';
 	user = head_from(rest, from, port, true);
-	if (user == NULL || (s = session_new(ss, host, pid)) == NULL)
+	if (user == NULL || (s = session_for_auth(ss, host, pid)) == NULL)
 		return;
+	s->accepted = accepted;
 	str_copy(s->user, sizeof(s->user), user);
 	str_copy(s->from, sizeof(s->from), from);
 	str_copy(s->port, sizeof(s->port), port);
@@ -272,20 +366,69 @@ static bool subsystem_refused(struct sshd_sessions *ss, const char *host, long p
 	return true;
 }
 
-bool sshd_log_read(struct sshd_sessions *ss, const char *host, long pid, const char *msg,
-		   struct sshd_event *ev)
+/*
+ * OpenSSH 9.8 on: the listener's "Timeout before authentication for
+ * connection from A to L, pid = N" (or "from A, pid = N" off TCP), with a
+ * stage such as " (early)" after it. It names the connection's pid, which
+ * is gone: its entry is freed.
+ */
+static bool listener_timeout(struct sshd_sessions *ss, const char *host, char *rest,
+			     struct sshd_event *ev)
 {
-	char m[SSHD_MSG_MAX];
-	bool preauth;
+	char *pid_at = strstr(rest, ", pid = ");
+	char *to, *end;
+	long child;
+
+	if (pid_at == NULL)
+		return false;
+	*pid_at = '\0';
+	child = strtol(pid_at + strlen(", pid = "), &end, 10);
+	if (child <= 0 || (*end != '\0' && (*end != ' ' || end[1] != '(' || !strip_suffix(end, ")"))))
+		return false;
+	if ((to = strstr(rest, " to ")) != NULL)
+		*to = '\0';
+	if (!all_of(rest, strlen(rest), "0123456789abcdefABCDEF.:%", 63))
+		return false;
+	str_copy(ev->from, sizeof(ev->from), rest);
+	session_free(ss, host, child);
+	ev->event = "sshd_preauth_disconnect";
+	add(ev, "how", "timeout");
+	return true;
+}
+
+/*
+ * sshd's lines after which the process that wrote them is gone: packet.c's
+ * fatal ends of a connection ("Connection closed by", "Disconnected from",
+ * "Connection reset by", "Connection from X timed out", "Unable to
+ * negotiate with", "[TAG: ]Connection from X: error"), the session's last
+ * line, the grace timeout. Scanners end most connections with one of
+ * these, so their entries do not linger until the table evicts them.
+ */
+static bool ends_connection(const char *m)
+{
+	static const char *const heads[] = {
+		"Connection closed by ", "Disconnected from ", "Connection reset by ",
+		"Closing connection to ", "Timeout before authentication for ",
+		"Unable to negotiate with ", "banner exchange: Connection from ",
+	};
+	size_t i, n = strlen(m);
+
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		if (strncmp(m, heads[i], strlen(heads[i])) == 0)
+			return true;
+	}
+	if (strncmp(m, "Connection from ", 16) != 0)
+		return false;
+	/* The first line, "Connection from A port P on L port LP", has no
+	 * ": " (an address has no space after its colons). */
+	return strstr(m, ": ") != NULL || (n > 10 && strcmp(m + n - 10, " timed out") == 0);
+}
+
+static bool read_refusal(struct sshd_sessions *ss, const char *host, long pid, char *m,
+			 bool preauth, struct sshd_event *ev)
+{
 	char *r;
 
-	memset(ev, 0, sizeof(*ev));
-	str_copy(ev->user, sizeof(ev->user), "-");
-	str_copy(ev->from, sizeof(ev->from), "-");
-	str_copy(ev->port, sizeof(ev->port), "-");
-	if (!str_copy(m, sizeof(m), msg))
-		return false;
-	preauth = strip_suffix(m, " [preauth]");
 	if ((r = after(m, "Connection closed by authenticating user ")) != NULL)
 		return auth_incomplete(ss, host, pid, r, "closed", ev);
 	if ((r = after(m, "Disconnected from authenticating user ")) != NULL)
@@ -298,6 +441,8 @@ bool sshd_log_read(struct sshd_sessions *ss, const char *host, long pid, const c
 		return preauth_disconnect(r, "closed", ev);
 	if (preauth && (r = after(m, "Disconnected from ")) != NULL)
 		return preauth_disconnect(r, "disconnected", ev);
+	if ((r = after(m, "Timeout before authentication for connection from ")) != NULL)
+		return listener_timeout(ss, host, r, ev);
 	if ((r = after(m, "Timeout before authentication for ")) != NULL)
 		return preauth_disconnect(r, "timeout", ev);
 	if ((r = after(m, "refused local port forward: originator ")) != NULL)
@@ -309,4 +454,29 @@ bool sshd_log_read(struct sshd_sessions *ss, const char *host, long pid, const c
 	if (!preauth)
 		remember(ss, host, pid, m);
 	return false;
+}
+
+bool sshd_log_read(struct sshd_sessions *ss, const char *host, long pid, const char *msg,
+		   struct sshd_event *ev)
+{
+	char m[SSHD_MSG_MAX];
+	struct sshd_session *s;
+	bool preauth, found, ends;
+
+	memset(ev, 0, sizeof(*ev));
+	str_copy(ev->user, sizeof(ev->user), "-");
+	str_copy(ev->from, sizeof(ev->from), "-");
+	str_copy(ev->port, sizeof(ev->port), "-");
+	if (!str_copy(m, sizeof(m), msg))
+		return false;
+	preauth = strip_suffix(m, " [preauth]");
+	ends = ends_connection(m);
+	found = read_refusal(ss, host, pid, m, preauth, ev);
+	/* Read before the entry goes: the connection's last line is often
+	 * the refusal itself. */
+	s = session_find(ss, host, pid);
+	ev->lport = s != NULL ? s->lport : 0;
+	if (ends)
+		session_free(ss, host, pid);
+	return found;
 }

@@ -213,17 +213,50 @@ static int sshd_record(const struct sshd_event *ev, struct trail_record *r, stru
 	return fields_parse(&r->f, text, len, why);
 }
 
+/* The tags OpenSSH 9.8 and later log a connection under, whichever sshd
+ * (and whatever name) the listener runs as. */
+static bool is_session_tag(const char *tag)
+{
+	return strcmp(tag, "sshd-session") == 0 || strcmp(tag, "sshd-auth") == 0;
+}
+
+static bool is_sshd_tag(const char *tag, const struct trail_rules *rules)
+{
+	return rules->sshd_tag != NULL && (strcmp(tag, rules->sshd_tag) == 0 || is_session_tag(tag));
+}
+
+/* Whose sshd a recognised line is from. The postern sshd's own tag is
+ * always its; an sshd-session line is the postern sshd's when its
+ * connection came in on one of --sshd-port (lport 0: not known). */
+static bool sshd_is_postern(const char *tag, unsigned lport, const struct trail_rules *rules)
+{
+	size_t i;
+
+	if (!is_session_tag(tag) || rules->sshd_nports == 0)
+		return true;
+	for (i = 0; i < rules->sshd_nports && i < TRAIL_SSHD_PORTS_MAX; i++) {
+		if (lport != 0 && rules->sshd_ports[i] == lport)
+			return true;
+	}
+	return false;
+}
+
 static enum trail_verdict read_sshd(const struct origin *o, const struct trail_rules *rules,
 				    struct trail_record *r, struct pst_err *why)
 {
 	struct sshd_event ev;
 	char msg[2048];
+	/* Only root's lines may change what is remembered about a
+	 * connection: in the journal, a user's forged "Connection from"
+	 * must not make a postern connection look like the admins'. */
+	struct sshd_sessions *memory = o->journal && o->uid != 0 ? NULL : rules->sshd;
 
 	if (o->msg_len >= sizeof(msg) || memchr(o->msg, '\0', o->msg_len) != NULL)
 		return TRAIL_OTHER;
 	memcpy(msg, o->msg, o->msg_len);
 	msg[o->msg_len] = '\0';
-	if (!sshd_log_read(rules->sshd, o->host, o->pid, msg, &ev))
+	if (!sshd_log_read(memory, o->host, o->pid, msg, &ev) ||
+	    !sshd_is_postern(o->tag, ev.lport, rules))
 		return TRAIL_OTHER;
 	r->emitter = EMIT_SSHD;
 	if (!fields_text_printable(o->msg, o->msg_len) ||
@@ -268,7 +301,7 @@ static enum trail_verdict read_origin(const struct origin *o, const struct trail
 {
 	enum trail_verdict v = read_postern(o, rules, r, why);
 
-	if (v == TRAIL_OTHER && rules->sshd_tag != NULL && strcmp(o->tag, rules->sshd_tag) == 0)
+	if (v == TRAIL_OTHER && is_sshd_tag(o->tag, rules))
 		v = read_sshd(o, rules, r, why);
 	if (v != TRAIL_RECORD)
 		return v;

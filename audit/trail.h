@@ -15,7 +15,13 @@
  *     kernel vouches for) is not one that program runs as.
  * Lines of the postern sshd itself (tag rules->sshd_tag) become sshd_*
  * records when sshd_log.c knows the sentence; in the journal only from
- * uid 0, as sshd logs through its privileged monitor.
+ * uid 0, as sshd logs through its privileged monitor. From OpenSSH 9.8 on
+ * a connection logs under the tag sshd-session (sshd-auth for OpenSSH
+ * 10's pre-authentication process), whichever sshd accepted it: with
+ * rules->sshd_ports, such a line is the postern sshd's only when its
+ * connection came in on one of those ports; a connection whose port is
+ * unknown (its first line rotated away, LogLevel below VERBOSE) is not
+ * counted. Without sshd_ports, every sshd-session line is read.
  * A syslog file cannot say who wrote a line (logger -t postern-shell works
  * for anyone), so its records are accepted but never "verified".
  */
@@ -32,6 +38,7 @@
 #include "timefmt.h"
 
 #define TRAIL_TEXT_MAX 256
+#define TRAIL_SSHD_PORTS_MAX 16
 
 enum trail_source {
 	TRAIL_SYSLOG,
@@ -44,7 +51,9 @@ struct trail_rules {
 	const char *shell_exe;      /* where postern-shell is installed */
 	/* The uid of a login name on the audited host, or -1. */
 	long (*uid_of_user)(const char *user);
-	const char *sshd_tag;       /* syslog tag of the postern sshd, or NULL */
+	const char *sshd_tag;       /* syslog tag of the postern sshd, or NULL: no sshd line */
+	unsigned sshd_ports[TRAIL_SSHD_PORTS_MAX]; /* the postern sshd's ports */
+	size_t sshd_nports;         /* 0: every sshd-session line is its */
 	struct sshd_sessions *sshd; /* what earlier sshd lines said, or NULL */
 };
 

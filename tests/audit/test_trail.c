@@ -344,6 +344,286 @@ static void test_sshd_refusals(void **state)
 	trail_record_free(&r);
 }
 
+/*
+ * OpenSSH 9.8 and later: every sshd's connections log as sshd-session
+ * (sshd-auth for OpenSSH 10's pre-authentication process). The postern
+ * sshd listens on 2222, the admins' sshd on 22; the port in each
+ * connection's first line says whose it is.
+ */
+#define POSTERN_PORT 2222
+
+static enum trail_verdict tagged_line(struct sshd_sessions *ss, bool ports, const char *tag,
+				      long pid, const char *msg, struct trail_record *r)
+{
+	struct trail_rules ru = rules();
+	struct pst_err why;
+	char line[1024];
+
+	ru.sshd_tag = "postern-sshd";
+	ru.sshd = ss;
+	ru.sshd_ports[0] = POSTERN_PORT;
+	ru.sshd_nports = ports ? 1 : 0;
+	snprintf(line, sizeof(line), "2026-12-03T06:56:40.5+00:00 vm %s[%ld]: %s", tag, pid, msg);
+	why.msg[0] = '\0';
+	return trail_read_line(line, strlen(line), TRAIL_SYSLOG, &ru, r, &why);
+}
+
+/* The line is read with --sshd-port 2222 and counted as event. */
+static void expect_counted(struct sshd_sessions *ss, const char *tag, long pid, const char *msg,
+			   const char *event, const char *user)
+{
+	struct trail_record r;
+
+	if (tagged_line(ss, true, tag, pid, msg, &r) != TRAIL_RECORD)
+		fail_msg("not counted: %s[%ld]: %s", tag, pid, msg);
+	assert_string_equal(r.event, event);
+	assert_string_equal(r.user, user);
+	assert_int_equal(r.emitter, EMIT_SSHD);
+	assert_int_equal(r.pid, pid);
+	trail_record_free(&r);
+}
+
+static void expect_ignored(struct sshd_sessions *ss, const char *tag, long pid, const char *msg)
+{
+	struct trail_record r;
+
+	if (tagged_line(ss, true, tag, pid, msg, &r) != TRAIL_OTHER)
+		fail_msg("not ignored: %s[%ld]: %s", tag, pid, msg);
+}
+
+static size_t sessions_in_use(const struct sshd_sessions *ss)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < SSHD_SESSIONS_MAX; i++)
+		n += ss->s[i].used;
+	return n;
+}
+
+#define CONN_POSTERN(a, p) "Connection from " a " port " p " on 192.0.2.1 port 2222 rdomain \"\""
+#define CONN_ADMIN(a, p) "Connection from " a " port " p " on 192.0.2.1 port 22 rdomain \"\""
+
+static void test_sshd_session_by_port(void **state)
+{
+	static struct sshd_sessions ss;
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	/* A key-only login to the postern sshd: counted, with its key. */
+	expect_ignored(&ss, "sshd-session", 4001, CONN_POSTERN("203.0.113.5", "51234"));
+	expect_ignored(&ss, "sshd-session", 4001, "Partial publickey for alice from 203.0.113.5 port 51234 ssh2: ED25519 SHA256:akbR");
+	expect_counted(&ss, "sshd-session", 4001, "Connection closed by authenticating user alice 203.0.113.5 port 51234 [preauth]",
+		       "sshd_auth_incomplete", "alice");
+	/* The same refusals at the admins' sshd: not postern's business. */
+	expect_ignored(&ss, "sshd-session", 4002, CONN_ADMIN("198.51.100.7", "6000"));
+	expect_ignored(&ss, "sshd-session", 4002, "Invalid user admin from 198.51.100.7 port 6000");
+	expect_ignored(&ss, "sshd-session", 4002, "Connection closed by authenticating user root 198.51.100.7 port 6000 [preauth]");
+	expect_ignored(&ss, "sshd-session", 4003, CONN_ADMIN("198.51.100.8", "6001"));
+	expect_ignored(&ss, "sshd-session", 4003, "Connection closed by 198.51.100.8 port 6001 [preauth]");
+	/* The postern sshd's scanners and unknown users are counted. */
+	expect_ignored(&ss, "sshd-session", 4004, CONN_POSTERN("2001:db8::9", "40000"));
+	expect_counted(&ss, "sshd-session", 4004, "Invalid user oracle from 2001:db8::9 port 40000",
+		       "sshd_user_refused", "oracle");
+	/* Its last line is no refusal of its own, but ends the connection. */
+	expect_ignored(&ss, "sshd-session", 4004, "Connection closed by invalid user oracle 2001:db8::9 port 40000 [preauth]");
+	/* Without a routing domain (not Linux) the line ends at the port. */
+	expect_ignored(&ss, "sshd-session", 4005, "Connection from 203.0.113.6 port 1 on 192.0.2.1 port 2222");
+	expect_counted(&ss, "sshd-session", 4005, "Connection closed by 203.0.113.6 port 1 [preauth]",
+		       "sshd_preauth_disconnect", "-");
+	/* Each connection's last line freed its entry. */
+	assert_int_equal(sessions_in_use(&ss), 0);
+}
+
+static void test_sshd_session_pid_reuse(void **state)
+{
+	static struct sshd_sessions ss;
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	/* An admin connection whose last line was lost, then the pid again
+	 * for a postern one: the new first line decides. */
+	expect_ignored(&ss, "sshd-session", 5001, CONN_ADMIN("198.51.100.7", "6000"));
+	expect_ignored(&ss, "sshd-session", 5001, CONN_POSTERN("203.0.113.5", "51234"));
+	expect_counted(&ss, "sshd-session", 5001, "Invalid user x from 203.0.113.5 port 51234",
+		       "sshd_user_refused", "x");
+	/* And the other way round. */
+	expect_ignored(&ss, "sshd-session", 5001, CONN_ADMIN("198.51.100.7", "6002"));
+	expect_ignored(&ss, "sshd-session", 5001, "Invalid user y from 198.51.100.7 port 6002");
+	/* A connection that ended: the pid's later lines are of no known
+	 * connection until its next first line. */
+	expect_ignored(&ss, "sshd-session", 5001, "Connection closed by 198.51.100.7 port 6002 [preauth]");
+	assert_int_equal(sessions_in_use(&ss), 0);
+	expect_ignored(&ss, "sshd-session", 5001, "Invalid user z from 203.0.113.5 port 51234");
+}
+
+/* A long log stays in a fixed table: entries are freed as connections
+ * end, and connections whose end was never logged give way to newer ones,
+ * those not logged in first. */
+static void test_sshd_session_memory_is_flat(void **state)
+{
+	static struct sshd_sessions ss;
+	struct trail_record r;
+	long pid;
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	/* A maintainer logged in, for the whole log. */
+	expect_ignored(&ss, "sshd-session", 9001, CONN_POSTERN("203.0.113.5", "51234"));
+	expect_ignored(&ss, "sshd-session", 9001, "Accepted publickey for alice from 203.0.113.5 port 51234 ssh2: ED25519 SHA256:akbR");
+	expect_ignored(&ss, "sshd-session", 9001, "User child is on pid 9002");
+	for (pid = 10000; pid < 13000; pid++) {
+		expect_ignored(&ss, "sshd-session", pid, pid % 2 ? CONN_ADMIN("198.51.100.7", "6000")
+								 : CONN_POSTERN("203.0.113.5", "6000"));
+		assert_int_equal(tagged_line(&ss, true, "sshd-session", pid,
+					     "Connection closed by 203.0.113.5 port 6000 [preauth]", &r),
+				 pid % 2 ? TRAIL_OTHER : TRAIL_RECORD);
+		if (pid % 2 == 0)
+			trail_record_free(&r);
+	}
+	/* Scanners' usual last lines end their connections too. */
+	for (pid = 13000; pid < 14000; pid++) {
+		expect_ignored(&ss, "sshd-session", pid, CONN_ADMIN("198.51.100.7", "6000"));
+		expect_ignored(&ss, "sshd-session", pid, pid % 3 == 0 ? "Unable to negotiate with 198.51.100.7 port 6000: "
+			       "no matching host key type found. Their offer: ssh-rsa [preauth]"
+			       : pid % 3 == 1 ? "banner exchange: Connection from 198.51.100.7 port 6000: invalid format"
+			       : "Connection closed by 198.51.100.7 port 6000");
+	}
+	assert_int_equal(sessions_in_use(&ss), 2);
+	for (pid = 20000; pid < 21000; pid++)
+		expect_ignored(&ss, "sshd-session", pid, CONN_POSTERN("203.0.113.5", "6000"));
+	assert_int_equal(sessions_in_use(&ss), SSHD_SESSIONS_MAX);
+	/* The newest are still known, the oldest are not. */
+	expect_counted(&ss, "sshd-session", 20999, "Connection closed by 203.0.113.5 port 6000 [preauth]",
+		       "sshd_preauth_disconnect", "-");
+	expect_ignored(&ss, "sshd-session", 20000, "Connection closed by 203.0.113.5 port 6000 [preauth]");
+	/* The logged-in connection outlived the flood of those never logged in. */
+	expect_counted(&ss, "sshd-session", 9002, "subsystem request for sftp by user alice failed, subsystem not found",
+		       "sshd_subsystem_refused", "alice");
+}
+
+static void test_sshd_session_unknown_port(void **state)
+{
+	static struct sshd_sessions ss;
+	struct trail_record r;
+	const char *refusal = "Invalid user admin from 198.51.100.7 port 6000";
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	/* No first line (LogLevel INFO, or rotated away): with --sshd-port,
+	 * not counted; OpenSSH 10's sshd-auth lines reach syslog through
+	 * their sshd-session, so one under its own pid never has one. */
+	expect_ignored(&ss, "sshd-session", 6001, refusal);
+	expect_ignored(&ss, "sshd-auth", 6002, refusal);
+	/* Without --sshd-port, every sshd-session line is read. */
+	assert_int_equal(tagged_line(&ss, false, "sshd-session", 6001, refusal, &r), TRAIL_RECORD);
+	assert_string_equal(r.event, "sshd_user_refused");
+	trail_record_free(&r);
+	assert_int_equal(tagged_line(&ss, false, "sshd-auth", 6002, refusal, &r), TRAIL_RECORD);
+	trail_record_free(&r);
+	assert_int_equal(tagged_line(&ss, false, "sshd-session", 6003, CONN_ADMIN("198.51.100.7", "1"), &r), TRAIL_OTHER);
+	assert_int_equal(tagged_line(&ss, false, "sshd-session", 6003, "Connection closed by 198.51.100.7 port 1 [preauth]", &r),
+			 TRAIL_RECORD);
+	trail_record_free(&r);
+	assert_int_equal(tagged_line(&ss, false, "sshd", 6004, refusal, &r), TRAIL_OTHER);
+	/* The postern sshd's own tag (before OpenSSH 9.8, and its listener
+	 * after) is always its, port or not. */
+	expect_counted(&ss, "postern-sshd", 6005, refusal, "sshd_user_refused", "admin");
+	expect_ignored(&ss, "postern-sshd", 6006, CONN_ADMIN("198.51.100.7", "6001"));
+	expect_counted(&ss, "postern-sshd", 6006, "Connection closed by 198.51.100.7 port 6001 [preauth]",
+		       "sshd_preauth_disconnect", "-");
+	/* Not a first line exactly: nothing is remembered. */
+	expect_ignored(&ss, "sshd-session", 6007, "Connection from 203.0.113.5 port 1 on 192.0.2.1 port 2222 rdomain \"");
+	expect_ignored(&ss, "sshd-session", 6008, "Connection from 203.0.113.5 port 1 on 192.0.2.1 port x2222");
+	assert_int_equal(sessions_in_use(&ss), 0);
+	expect_ignored(&ss, "sshd-session", 6007, refusal);
+}
+
+/* After authentication the user child logs under its own pid; the
+ * monitor's "User child is on pid N" carries the connection over. */
+static void test_sshd_session_user_child(void **state)
+{
+	static struct sshd_sessions ss;
+	struct trail_record r;
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	expect_ignored(&ss, "sshd-session", 7001, CONN_POSTERN("203.0.113.5", "51234"));
+	expect_ignored(&ss, "sshd-session", 7001, "Accepted keyboard-interactive/pam for alice from 203.0.113.5 port 51234 ssh2");
+	expect_ignored(&ss, "sshd-session", 7001, "User child is on pid 7002");
+	assert_int_equal(tagged_line(&ss, true, "sshd-session", 7002, "refused local port forward: originator 127.0.0.1 port 5, "
+				     "target 127.0.0.1 port 25", &r), TRAIL_RECORD);
+	assert_string_equal(r.user, "alice");
+	assert_string_equal(r.from, "203.0.113.5");
+	assert_string_equal(r.port, "51234");
+	trail_record_free(&r);
+	expect_counted(&ss, "sshd-session", 7002, "subsystem request for sftp by user alice failed, subsystem not found",
+		       "sshd_subsystem_refused", "alice");
+	/* The same at the admins' sshd. */
+	expect_ignored(&ss, "sshd-session", 7101, CONN_ADMIN("198.51.100.7", "6000"));
+	expect_ignored(&ss, "sshd-session", 7101, "Accepted publickey for root from 198.51.100.7 port 6000 ssh2: ED25519 SHA256:x");
+	expect_ignored(&ss, "sshd-session", 7101, "User child is on pid 7102");
+	expect_ignored(&ss, "sshd-session", 7102, "subsystem request for sftp by user root failed, subsystem not found");
+	/* The child's last line ends the connection: both entries go. */
+	expect_ignored(&ss, "sshd-session", 7002, "Disconnected from user alice 203.0.113.5 port 51234");
+	expect_ignored(&ss, "sshd-session", 7102, "Closing connection to 198.51.100.7 port 6000");
+	assert_int_equal(sessions_in_use(&ss), 0);
+}
+
+/* OpenSSH 9.8 and later: the grace timeout is the listener's line, under
+ * its own name, about the connection's pid. */
+static void test_sshd_listener_timeout(void **state)
+{
+	static struct sshd_sessions ss;
+	struct trail_record r;
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	expect_ignored(&ss, "sshd-session", 8002, CONN_POSTERN("203.0.113.5", "51234"));
+	assert_int_equal(tagged_line(&ss, true, "postern-sshd", 8001, "Timeout before authentication for connection "
+				     "from 203.0.113.5 to 192.0.2.1, pid = 8002", &r), TRAIL_RECORD);
+	assert_string_equal(r.event, "sshd_preauth_disconnect");
+	assert_string_equal(r.from, "203.0.113.5");
+	assert_string_equal(r.port, "-");
+	assert_string_equal(fields_get(&r.f, "how"), "timeout");
+	trail_record_free(&r);
+	assert_int_equal(sessions_in_use(&ss), 0);
+	expect_counted(&ss, "postern-sshd", 8001, "Timeout before authentication for connection from 2001:db8::1 to "
+		       "2001:db8::2, pid = 8003 (early)", "sshd_preauth_disconnect", "-");
+	/* The admins' listener: another tag, not read. */
+	expect_ignored(&ss, "sshd", 900, "Timeout before authentication for connection from 203.0.113.5 to 192.0.2.1, pid = 8004");
+	expect_ignored(&ss, "postern-sshd", 8001, "Timeout before authentication for connection from 203.0.113.5 to 192.0.2.1, pid = x");
+	expect_ignored(&ss, "postern-sshd", 8001, "Timeout before authentication for connection from 203.0.113.5 to 192.0.2.1, pid = 8 junk");
+}
+
+/* In the journal, only root's lines tell which connection a pid serves. */
+static void test_sshd_session_journal(void **state)
+{
+	static struct sshd_sessions ss;
+	struct trail_rules ru = rules();
+	struct trail_record r;
+	struct pst_err why;
+	const char *lines[] = {
+		JOURNAL("0", "sshd-session", "/usr/lib/openssh/sshd-session",
+			"Connection from 203.0.113.5 port 51234 on 192.0.2.1 port 2222 rdomain \\\"\\\""),
+		JOURNAL("1000", "sshd-session", "/usr/bin/logger",
+			"Connection from 203.0.113.5 port 51234 on 192.0.2.1 port 22 rdomain \\\"\\\""),
+		JOURNAL("0", "sshd-session", "/usr/lib/openssh/sshd-session", "Invalid user x from 203.0.113.5 port 51234"),
+	};
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	ru.sshd_tag = "postern-sshd";
+	ru.sshd = &ss;
+	ru.sshd_ports[0] = POSTERN_PORT;
+	ru.sshd_nports = 1;
+	assert_int_equal(trail_read_line(lines[0], strlen(lines[0]), TRAIL_JOURNAL, &ru, &r, &why), TRAIL_OTHER);
+	assert_int_equal(trail_read_line(lines[1], strlen(lines[1]), TRAIL_JOURNAL, &ru, &r, &why), TRAIL_OTHER);
+	assert_int_equal(trail_read_line(lines[2], strlen(lines[2]), TRAIL_JOURNAL, &ru, &r, &why), TRAIL_RECORD);
+	assert_string_equal(r.event, "sshd_user_refused");
+	assert_true(r.verified);
+	trail_record_free(&r);
+}
+
 static void test_traditional_year_rule(void **state)
 {
 	struct year_rule y = { .now = 1767225600 };     /* 2026-01-01T00:00:00Z */
@@ -386,6 +666,13 @@ int main(void)
 		cmocka_unit_test(test_iso_times),
 		cmocka_unit_test(test_relative_times),
 		cmocka_unit_test(test_sshd_refusals),
+		cmocka_unit_test(test_sshd_session_by_port),
+		cmocka_unit_test(test_sshd_session_pid_reuse),
+		cmocka_unit_test(test_sshd_session_memory_is_flat),
+		cmocka_unit_test(test_sshd_session_unknown_port),
+		cmocka_unit_test(test_sshd_session_user_child),
+		cmocka_unit_test(test_sshd_listener_timeout),
+		cmocka_unit_test(test_sshd_session_journal),
 		cmocka_unit_test(test_traditional_year_rule),
 		cmocka_unit_test(test_event_table),
 	};
