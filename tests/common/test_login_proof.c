@@ -56,6 +56,23 @@ static void test_format_round_trip(void **state)
 }
 
 /* Each one changes the good record in one way; each must be refused. */
+
+/* A TAP comment is one line: show the edits' newlines as \n. */
+static const char *one_line(const char *s, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (; *s != '\0' && k + 3 < len; s++) {
+		if (*s == '\n') {
+			out[k++] = '\\';
+			out[k++] = 'n';
+		} else {
+			out[k++] = *s;
+		}
+	}
+	out[k] = '\0';
+	return out;
+}
 static void test_parse_refuses(void **state)
 {
 	static const struct { const char *from, *to; } edits[] = {
@@ -83,7 +100,7 @@ static void test_parse_refuses(void **state)
 		{ "method=totp\n", "method=totp\nextra=1\n" },
 		{ "uid=1001\nuser=alice", "user=alice\nuid=1001" },
 	};
-	char text[2048];
+	char text[2048], from[128], to[128];
 	struct login_proof p;
 	struct pst_err e = { "" };
 	size_t i;
@@ -97,7 +114,8 @@ static void test_parse_refuses(void **state)
 		head = (size_t)(at - good);
 		snprintf(text, sizeof(text), "%.*s%s%s", (int)head, good, edits[i].to,
 			 at + strlen(edits[i].from));
-		print_message("# refuse: %s -> %s\n", edits[i].from, edits[i].to);
+		print_message("# refuse: %s -> %s\n", one_line(edits[i].from, from, sizeof(from)),
+			      one_line(edits[i].to, to, sizeof(to)));
 		assert_int_not_equal(login_proof_parse(text, strlen(text), &p, &e), 0);
 		assert_true(e.msg[0] != '\0');
 		assert_int_equal(p.uid, 0);
