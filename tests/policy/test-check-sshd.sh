@@ -32,6 +32,16 @@ mkdir "$w/pam"
 printf 'auth required pam_postern.so\naccount required pam_permit.so\n' >"$w/pam/postern-sshd"
 # Run as postern-sshd: before OpenSSH 9.8 the PAM service is the program's name.
 ln -s /usr/sbin/sshd "$w/postern-sshd"
+# From OpenSSH 9.8 on it is PAMServiceName (default sshd), a keyword older
+# releases refuse: every config names the service when this sshd has it.
+printf 'HostKey %s\nPAMServiceName postern-sshd\n' "$w/hostkey" >"$w/probe"
+if /usr/sbin/sshd -T -f "$w/probe" -C user=root,host=localhost,addr=127.0.0.1 >/dev/null 2>&1; then
+	service_line="PAMServiceName postern-sshd"
+	service_said="PAM service: postern-sshd (PAMServiceName)"
+else
+	service_line="# no PAMServiceName before OpenSSH 9.8"
+	service_said="PAM service: postern-sshd (the name sshd runs as, before OpenSSH 9.8)"
+fi
 
 # config NAME [LINE...]: the correct config with LINEs first (sshd takes the
 # first value it reads for a keyword, so a LINE overrides the one below).
@@ -41,6 +51,7 @@ config() {
 		printf '%s\n' "$@"
 		cat <<EOC
 HostKey $w/hostkey
+$service_line
 UsePAM yes
 PasswordAuthentication no
 KbdInteractiveAuthentication yes
@@ -59,6 +70,14 @@ config userenv "PermitUserEnvironment yes" "ForceCommand $shell"
 config other-command "ForceCommand /bin/sh"
 config no-command
 config forwarding "DisableForwarding no" "ForceCommand $shell"
+# The stock service: sshd under its own name, or PAMServiceName sshd.
+if [ "${service_line%% *}" = PAMServiceName ]; then
+	config stock-service "PAMServiceName sshd" "ForceCommand $shell"
+	stock_fix="in $w/stock-service: PAMServiceName postern-sshd"
+else
+	config stock-service "ForceCommand $shell"
+	stock_fix="run sshd through a link named postern-sshd"
+fi
 # What check-sshd must leave as it is (the pam-* and fake dirs come later).
 snapshot() { find "$w" -mindepth 1 ! -path "$w/pam-*" ! -path "$w/fake*" ! -name example -printf '%p %s %T@ %m\n' | sort; }
 before=$(snapshot)
@@ -80,9 +99,8 @@ $out"
 S=(--sshd "$w/postern-sshd" --pam-dir "$w/pam" --user ptsshd-maint)
 
 expect "correct config: no problems" 0 "0 problems, 0 warnings" -- "${S[@]}" --config "$w/good"
-expect "the PAM service is the program name before OpenSSH 9.8" 0 \
-	"PAM service: postern-sshd (the name sshd runs as, before OpenSSH 9.8)" -- \
-	"${S[@]}" --config "$w/good"
+expect "the PAM service: the program name before OpenSSH 9.8, PAMServiceName after" 0 \
+	"$service_said" -- "${S[@]}" --config "$w/good"
 expect "password authentication on" 1 \
 	"problem: PasswordAuthentication is yes, not no: sshd would take a Unix password" -- \
 	"${S[@]}" --config "$w/password"
@@ -168,7 +186,10 @@ expect "an include loop stops" 1 \
 	"${S[@]}" --pam-dir "$w/pam-loop" --config "$w/good"
 expect "no service file: PAM would run other" 1 \
 	"problem: $w/pam-none/sshd does not exist: PAM runs $w/pam-none/other for service sshd instead" -- \
-	--sshd /usr/sbin/sshd --pam-dir "$w/pam-none" --user ptsshd-maint --config "$w/good"
+	--sshd /usr/sbin/sshd --pam-dir "$w/pam-none" --user ptsshd-maint --config "$w/stock-service"
+expect "the stock service sshd: the fixing line for this OpenSSH" 1 \
+	"  or: $stock_fix (and $w/pam/postern-sshd from examples/pam.d-postern-sshd)" -- \
+	--sshd /usr/sbin/sshd --pam-dir "$w/pam" --user ptsshd-maint --config "$w/stock-service"
 
 # OpenSSH >= 9.8 (FAKE: canned output): the service is PAMServiceName, not the program name.
 mkdir "$w/fake"
