@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "attic.h"
+#include "delete_rules.h"
 #include "ledger.h"
 #include "module_change.h"
 #include "release_name.h"
@@ -38,6 +39,9 @@ struct delete_job {
 	struct ledger_record rec;
 	const struct tree_entry *release;  /* the file in the tree, while it is scanned */
 	const struct tree_module *scanned; /* the module, while it is scanned */
+	struct delete_facts facts;         /* what the rules decide from (delete_rules.h) */
+	struct pst_err name_error;
+	char policy_reason[512];
 };
 
 static bool refuse(const struct delete_job *j, const char *reason)
@@ -73,56 +77,49 @@ static bool find_install(const struct ledger_record *r, const char *line, void *
 	return true;
 }
 
-/* What is still possible when a released file may not be deleted: nobody may
- * delete another user's release, the release team included. */
-#define DELETE_ALTERNATIVES "publish a new version instead; the release team can replace this one with install-module --force, and a server administrator can withdraw it by hand"
-
-/* A duration for a human, in its largest whole unit ("25 hours", "59 minutes"). */
-static void format_span(unsigned long long secs, char *out, size_t len)
+/* Ask the rule table about what is known so far; a refusal is told and logged. */
+static bool allowed(const struct delete_job *j, enum delete_stage stage)
 {
-	if (secs >= 3600)
-		snprintf(out, len, "%llu hours", secs / 3600);
-	else if (secs >= 60)
-		snprintf(out, len, "%llu minutes", secs / 60);
-	else
-		snprintf(out, len, "%llu seconds", secs);
+	struct decision d;
+
+	if (delete_rules_check(stage, &j->facts, &d))
+		return true;
+	return refuse(j, d.reason);
+}
+
+static void gather_request(struct delete_job *j)
+{
+	struct delete_facts *f = &j->facts;
+
+	f->file = j->file;
+	f->asker = j->peer->user;
+	/* A release from before leading zeros were refused can be deleted too. */
+	if (release_name_parse_released(j->file, &j->rn, &j->name_error) < 0) {
+		f->name_error = j->name_error.msg;
+		return;
+	}
+	j->have_name = true;
+	f->module = j->rn.module;
+	f->basis = policy_may(j->d->policy, j->peer->user, POLICY_DELETE, j->rn.module,
+			      j->policy_reason, sizeof(j->policy_reason));
+	f->policy_reason = j->policy_reason;
+	f->release_team = policy_is_release_team(j->d->policy, j->peer->user);
+	f->delete_window = j->d->set->delete_window;
 }
 
 /* The ledger must say this user installed it, recently enough. */
-static bool may_delete(struct delete_job *j)
+static bool ledger_allows(struct delete_job *j)
 {
-	char reason[1024];
-	char ago[32];
-	char limit[32];
-	unsigned window = j->d->set->delete_window;
-	time_t age;
 	struct pst_err e;
 
 	if (ledger_each(j->d->state_fd, find_install, j, &e) < 0)
 		return fail(j, &e);
-	if (!j->found || strcmp(j->installed.user, j->peer->user) != 0) {
-		snprintf(reason, sizeof(reason),
-			 "%s was not installed by you%s%s, and only the user who installed a release may delete it (%s)",
-			 j->file, j->found ? ", but by " : "", j->found ? j->installed.user : "",
-			 DELETE_ALTERNATIVES);
-		return refuse(j, reason);
+	if (j->found) {
+		j->facts.installer = j->installed.user;
+		j->facts.installed_when = j->installed.when;
 	}
-	if (window == 0) {
-		snprintf(reason, sizeof(reason),
-			 "%s: deleting released files is disabled on this server (delete_window: 0) (%s)",
-			 j->file, DELETE_ALTERNATIVES);
-		return refuse(j, reason);
-	}
-	age = time(NULL) - j->installed.when;
-	if (!policy_is_release_team(j->d->policy, j->peer->user) && age > (time_t)window) {
-		format_span((unsigned long long)age, ago, sizeof(ago));
-		format_span(window, limit, sizeof(limit));
-		snprintf(reason, sizeof(reason),
-			 "%s was installed %s ago; you may delete your own releases only within %s of installing them (%s)",
-			 j->file, ago, limit, DELETE_ALTERNATIVES);
-		return refuse(j, reason);
-	}
-	return true;
+	j->facts.now = time(NULL);
+	return allowed(j, DELETE_STAGE_LEDGER);
 }
 
 static void fill_record(struct delete_job *j)
@@ -178,19 +175,14 @@ static bool delete_locked(struct delete_job *j, struct module_change *mc)
 {
 	const struct tree_entry *rel;
 	struct tree_module m;
-	char reason[512];
 	struct pst_err e;
 	bool ok = false;
 
 	if (tree_scan_module(mc->module_fd, j->rn.module, &m, &e) < 0)
 		return fail(j, &e);
 	rel = tree_find_file(&m, j->file);
-	if (rel == NULL) {
-		snprintf(reason, sizeof(reason),
-			 "%s is neither in your incoming directory nor released (check the name with list)",
-			 j->file);
-		refuse(j, reason);
-	} else if (may_delete(j)) {
+	j->facts.file_in_tree = rel != NULL;
+	if (allowed(j, DELETE_STAGE_TREE) && ledger_allows(j)) {
 		fill_record(j);
 		j->release = rel;
 		j->scanned = &m;
@@ -210,22 +202,17 @@ bool installd_op_delete(const struct installd *d, const struct installd_peer *pe
 	struct delete_job j = { .d = d, .peer = peer, .file = req->name };
 	struct module_change mc;
 	struct pst_err e;
-	char why[512];
 	bool ok;
 
-	/* A release from before leading zeros were refused can be deleted too. */
-	if (release_name_parse_released(req->name, &j.rn, &e) < 0)
-		return refuse(&j, e.msg);
-	j.have_name = true;
-	if (policy_may(d->policy, peer->user, POLICY_DELETE, j.rn.module, why, sizeof(why)) ==
-	    POLICY_DENY)
-		return refuse(&j, why);
+	gather_request(&j);
+	if (!allowed(&j, DELETE_STAGE_REQUEST))
+		return false;
 	if (module_change_begin(&mc, d, j.rn.module, peer->sock, &e) < 0)
 		return fail(&j, &e);
-	if (mc.module_fd < 0) {
+	j.facts.module_has_dir = mc.module_fd >= 0;
+	if (!allowed(&j, DELETE_STAGE_MODULE)) {
 		module_change_end(&mc);
-		snprintf(why, sizeof(why), "%s has no releases (nothing to delete)", j.rn.module);
-		return refuse(&j, why);
+		return false;
 	}
 	ok = delete_locked(&j, &mc);
 	module_change_end(&mc);

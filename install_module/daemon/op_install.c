@@ -33,6 +33,7 @@
 #include "attic.h"
 #include "check_spawn.h"
 #include "hooks.h"
+#include "install_rules.h"
 #include "ledger.h"
 #include "module_change.h"
 #include "release_name.h"
@@ -53,6 +54,11 @@ struct install_job {
 	bool have_name;
 	enum policy_basis basis;
 	char dir[RELEASE_DIR_MAX];
+	struct install_facts facts;       /* what the rules decide from (install_rules.h) */
+	struct pst_err name_error;
+	struct pst_err dir_error;
+	char policy_reason[512];
+	char tar_sign[NAME_MAX + 1];
 	struct stat before;
 	struct upload_staged staged;
 	struct check_verdict verdict;
@@ -106,56 +112,65 @@ static bool fail(const struct install_job *j, const struct pst_err *e)
 	return refuse(j, reason);
 }
 
-static bool decide(struct install_job *j)
+/* Ask the rule table about what is known so far; a refusal is told and logged. */
+static bool allowed(const struct install_job *j, enum install_stage stage)
 {
-	const struct installd *d = j->d;
-	const struct policy_module *pm;
-	char why[512];
-	struct pst_err e;
+	struct decision d;
 
-	if (release_name_parse(j->req->name, &j->rn, &e) < 0)
-		return refuse(j, e.msg);
-	j->have_name = true;
-	j->basis = policy_may(d->policy, j->peer->user, POLICY_INSTALL, j->rn.module, why,
-			      sizeof(why));
-	if (j->basis == POLICY_DENY)
-		return refuse(j, why);
-	if ((j->req->flags & WIRE_FLAG_FORCE) && !policy_is_release_team(d->policy, j->peer->user))
-		return refuse(j, "--force is reserved to the release team");
-	pm = policy_module_find(d->policy, j->rn.module);
-	if (release_version_dir(j->rn.version, pm ? pm->version_dir : NULL, j->dir,
-				sizeof(j->dir), &e) < 0)
-		return refuse(j, e.msg);
-	return true;
+	if (install_rules_check(stage, &j->facts, &d))
+		return true;
+	return refuse(j, d.reason);
 }
 
-/* The passed fd: a regular file of the asking user, readable, within the cap. */
-static bool check_upload(struct install_job *j)
+/* The request's facts: its name, what the policy says of this user and module. */
+static void gather_request(struct install_job *j)
 {
-	char reason[256];
-	int fl = fcntl(j->upload_fd, F_GETFL);
+	const struct installd *d = j->d;
+	struct install_facts *f = &j->facts;
+	const struct policy_module *pm;
 
-	if (j->upload_fd < 0)
-		return refuse(j, "no file was passed with the request");
-	if (fstat(j->upload_fd, &j->before) != 0 || fl < 0)
-		return refuse(j, "the passed file cannot be inspected");
-	if (!S_ISREG(j->before.st_mode))
-		return refuse(j, "the upload is not a regular file (upload the tarball itself)");
-	if (j->before.st_uid != j->peer->uid) {
-		snprintf(reason, sizeof(reason),
-			 "the upload is owned by uid %lu, not by you (uid %lu): only your own uploads can be installed",
-			 (unsigned long)j->before.st_uid, (unsigned long)j->peer->uid);
-		return refuse(j, reason);
+	f->file = j->req->name;
+	f->force = (j->req->flags & WIRE_FLAG_FORCE) != 0;
+	if (release_name_parse(j->req->name, &j->rn, &j->name_error) < 0) {
+		f->name_error = j->name_error.msg;
+		return;
 	}
-	if ((fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH) != 0)
-		return refuse(j, "the passed file was not opened for reading");
-	if ((uint64_t)j->before.st_size > j->d->set->limits.max_compressed) {
-		snprintf(reason, sizeof(reason), "the upload is %lld bytes, more than the limit of %llu",
-			 (long long)j->before.st_size,
-			 (unsigned long long)j->d->set->limits.max_compressed);
-		return refuse(j, reason);
+	j->have_name = true;
+	f->module = j->rn.module;
+	f->version = j->rn.version;
+	j->basis = f->basis = policy_may(d->policy, j->peer->user, POLICY_INSTALL, j->rn.module,
+					 j->policy_reason, sizeof(j->policy_reason));
+	f->policy_reason = j->policy_reason;
+	f->release_team = policy_is_release_team(d->policy, j->peer->user);
+	f->signature_required = policy_signature_required(d->policy, j->rn.module);
+	pm = policy_module_find(d->policy, j->rn.module);
+	if (release_version_dir(j->rn.version, pm ? pm->version_dir : NULL, j->dir,
+				sizeof(j->dir), &j->dir_error) < 0)
+		f->dir_error = j->dir_error.msg;
+}
+
+/* The passed fd's facts: checked before a byte of it is read. */
+static void gather_upload(struct install_job *j)
+{
+	struct install_facts *f = &j->facts;
+	int fl = -1;
+
+	f->upload_passed = j->upload_fd >= 0;
+	if (f->upload_passed) {
+		fl = fcntl(j->upload_fd, F_GETFL);
+		f->upload_inspected = fstat(j->upload_fd, &j->before) == 0 && fl >= 0;
 	}
-	return true;
+	if (f->upload_inspected) {
+		f->upload_regular = S_ISREG(j->before.st_mode);
+		f->upload_uid = j->before.st_uid;
+		f->upload_readable = (fl & O_ACCMODE) != O_WRONLY && (fl & O_PATH) == 0;
+		f->upload_size = (uint64_t)j->before.st_size;
+	}
+	f->asker_uid = j->peer->uid;
+	f->max_compressed = j->d->set->limits.max_compressed;
+	f->signature_sent = j->req->sig != WIRE_SIG_NONE;
+	if (wire_signature_name(j->req->name, WIRE_SIG_TAR, j->tar_sign, sizeof(j->tar_sign)))
+		f->tar_sign_name = j->tar_sign;
 }
 
 static bool is_signed(const struct install_job *j)
@@ -163,24 +178,10 @@ static bool is_signed(const struct install_job *j)
 	return j->sig.form != WIRE_SIG_NONE;
 }
 
-/* Required but missing: say which file names would do. */
-static bool refuse_unsigned(const struct install_job *j)
-{
-	char tar_sign[NAME_MAX + 1];
-	char reason[1024];
-
-	if (!wire_signature_name(j->req->name, WIRE_SIG_TAR, tar_sign, sizeof(tar_sign)))
-		str_copy(tar_sign, sizeof(tar_sign), "<module>-<version>.tar.sign");
-	snprintf(reason, sizeof(reason),
-		 "module %s requires an OpenPGP signature: put %s.asc (gpg --armor --detach-sign %s) or %s next to it and run install-module again",
-		 j->rn.module, j->req->name, j->req->name, tar_sign);
-	return refuse(j, reason);
-}
-
 /*
- * Whether a signature is needed (the policy as it is now), and, when one
- * was sent, its staging copy and the asker's keyring: everything the
- * checker needs to verify it. A signature sent for a module that does not
+ * A signature that was sent: its staging copy and the asker's keyring,
+ * everything the checker needs to verify it (whether one was needed is the
+ * rules' signature_present). A signature sent for a module that does not
  * require one is verified all the same.
  */
 static bool prepare_signature(struct install_job *j)
@@ -189,11 +190,8 @@ static bool prepare_signature(struct install_job *j)
 	struct pst_err e;
 	int rc;
 
-	if (j->req->sig == WIRE_SIG_NONE) {
-		if (policy_signature_required(d->policy, j->rn.module))
-			return refuse_unsigned(j);
+	if (j->req->sig == WIRE_SIG_NONE)
 		return true;
-	}
 	j->sig.form = j->req->sig;
 	if (!wire_signature_name(j->req->name, j->req->sig, j->sig.name, sizeof(j->sig.name)))
 		return refuse(j, "the signature's file name would be too long (shorten the upload's name)");
@@ -415,23 +413,21 @@ static int commit(struct install_job *j, struct module_change *mc, int staging,
 				    install_moves, &mv, e);
 }
 
-static bool already_released(const struct install_job *j, const struct tree_module *m)
+/* What the tree holds of this version, under the module lock. */
+static bool tree_allows(struct install_job *j, const struct tree_module *m)
 {
 	const struct tree_entry *old = tree_find_version(m, j->rn.version);
-	char reason[1024];
+	bool ok;
 
-	if (old == NULL || (j->req->flags & WIRE_FLAG_FORCE))
-		return false;
-	if (strcmp(old->rn.version, j->rn.version) == 0)
-		snprintf(reason, sizeof(reason),
-			 "version %s of %s is already released as %s/%s (use a new version number)",
-			 j->rn.version, j->rn.module, old->dir, old->name);
-	else
-		snprintf(reason, sizeof(reason),
-			 "version %s of %s is already released as %s/%s, the same version spelled differently (use a new version number)",
-			 j->rn.version, j->rn.module, old->dir, old->name);
-	refuse(j, reason);
-	return true;
+	if (old != NULL) {
+		j->facts.released_version = old->rn.version;
+		j->facts.released_dir = old->dir;
+		j->facts.released_name = old->name;
+	}
+	ok = allowed(j, INSTALL_STAGE_TREE);
+	/* m is freed by the caller: no fact may point into it afterwards. */
+	j->facts.released_version = j->facts.released_dir = j->facts.released_name = NULL;
+	return ok;
 }
 
 static bool find_earlier_install(const struct ledger_record *r, const char *line, void *arg)
@@ -448,29 +444,22 @@ static bool find_earlier_install(const struct ledger_record *r, const char *line
 }
 
 /*
- * A version no longer in the tree but in the ledger was withdrawn (delete-own,
- * or by hand): mirrors and users may already have its bytes, so it may come
- * back only as those same bytes, unless the release team forces it. Called
- * once the upload's SHA-256 is known; true when the install was refused.
+ * What the ledger remembers of this version, once the upload's SHA-256 is
+ * known (a withdrawn version comes back only with its bytes). With --force
+ * the rule allows anything, so the ledger is not read.
  */
-static bool withdrawn_with_other_bytes(struct install_job *j)
+static bool ledger_allows(struct install_job *j)
 {
-	char reason[1024];
 	struct pst_err e;
 
-	if (j->req->flags & WIRE_FLAG_FORCE)
-		return false;
-	if (ledger_each(j->d->state_fd, find_earlier_install, j, &e) < 0) {
-		fail(j, &e);
-		return true;
+	if (!j->facts.force && ledger_each(j->d->state_fd, find_earlier_install, j, &e) < 0)
+		return fail(j, &e);
+	if (j->have_earlier) {
+		j->facts.earlier_file = j->earlier.file;
+		j->facts.earlier_sha256 = j->earlier.sha256;
 	}
-	if (!j->have_earlier || strcmp(j->earlier.sha256, j->staged.sha256) == 0)
-		return false;
-	snprintf(reason, sizeof(reason),
-		 "version %s of %s was released before as %s (sha256 %s) and withdrawn; mirrors may still have it, so it may come back only with the same bytes: upload that file again, or use a new version number (the release team can override this with --force)",
-		 j->rn.version, j->rn.module, j->earlier.file, j->earlier.sha256);
-	refuse(j, reason);
-	return true;
+	j->facts.sha256 = j->staged.sha256;
+	return allowed(j, INSTALL_STAGE_LEDGER);
 }
 
 static void report_ok(const struct install_job *j)
@@ -512,7 +501,7 @@ static bool install_locked(struct install_job *j, struct module_change *mc)
 	memset(&m, 0, sizeof(m));
 	if (mc->module_fd >= 0 && tree_scan_module(mc->module_fd, j->rn.module, &m, &e) < 0)
 		return fail(j, &e);
-	if (already_released(j, &m)) {
+	if (!tree_allows(j, &m)) {
 		tree_module_free(&m);
 		return false;
 	}
@@ -521,7 +510,7 @@ static bool install_locked(struct install_job *j, struct module_change *mc)
 		tree_module_free(&m);
 		return false;
 	}
-	if (withdrawn_with_other_bytes(j)) {
+	if (!ledger_allows(j)) {
 		close(staging);
 		tree_module_free(&m);
 		return false;
@@ -550,7 +539,11 @@ bool installd_op_install(const struct installd *d, const struct installd_peer *p
 	bool changed;
 
 	upload_signature_init(&j.sig);
-	if (!decide(&j) || !check_upload(&j) || !prepare_signature(&j)) {
+	gather_request(&j);
+	if (!allowed(&j, INSTALL_STAGE_REQUEST))
+		return false;
+	gather_upload(&j);
+	if (!allowed(&j, INSTALL_STAGE_UPLOAD) || !prepare_signature(&j)) {
 		upload_signature_close(&j.sig);
 		return false;
 	}
