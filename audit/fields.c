@@ -7,43 +7,8 @@
 #include <string.h>
 
 #include "text.h"
+#include "text_show.h"
 #include "unicode.h"
-
-/* Valid UTF-8 that would still fake a line break, reorder what a terminal
- * shows or print as nothing: C1 controls, U+2028, U+2029 and the
- * characters common/unicode.h says print as nothing. The same set
- * common/audit.c escapes. */
-static bool is_hidden_control(const unsigned char *s, size_t n)
-{
-	unsigned cp = utf8_decode(s, n);
-
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-	       codepoint_prints_nothing(cp);
-}
-
-size_t fields_printable_len(const unsigned char *s, size_t avail)
-{
-	size_t n = utf8_seq_len(s, avail);
-
-	if (n == 1)
-		return (s[0] >= 0x20 && s[0] != 0x7f) ? 1 : 0;
-	if (n > 1 && is_hidden_control(s, n))
-		return 0;
-	return n;
-}
-
-bool fields_text_printable(const char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
-		if (n == 0)
-			return false;
-		i += n;
-	}
-	return true;
-}
 
 static bool is_bare_char(unsigned char c)
 {
@@ -117,7 +82,7 @@ static int parse_bare(struct cursor *c)
 
 	while (c->pos < c->len && c->s[c->pos] != ' ') {
 		if (!is_bare_char(c->s[c->pos])) {
-			if (fields_printable_len(c->s + c->pos, c->len - c->pos) == 0)
+			if (text_printable_len(c->s + c->pos, c->len - c->pos) == 0)
 				return refuse(c, unprintable_reason(c));
 			return refuse(c, "character not allowed in an unquoted value");
 		}
@@ -165,7 +130,7 @@ static int parse_quoted(struct cursor *c)
 		}
 		if (c->s[c->pos] == '#')
 			return refuse(c, "holds a raw '#', which audit.c always writes as \\x23");
-		n = fields_printable_len(c->s + c->pos, c->len - c->pos);
+		n = text_printable_len(c->s + c->pos, c->len - c->pos);
 		if (n == 0)
 			return refuse(c, unprintable_reason(c));
 		emit(c, c->s + c->pos, n);

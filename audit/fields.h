@@ -44,14 +44,4 @@ void fields_free(struct audit_fields *f);
 /* The display value of key, or NULL when the record has no such field. */
 const char *fields_get(const struct audit_fields *f, const char *key);
 
-/*
- * Length of the raw character at s: 1..4 for a printable one, 0 for a control
- * character (C0, DEL, C1), an invisible line or bidi control, or a byte that
- * is not UTF-8. Shared with the syslog and journal readers.
- */
-size_t fields_printable_len(const unsigned char *s, size_t avail);
-
-/* Whether every character of the len bytes at s is printable (as above). */
-bool fields_text_printable(const char *s, size_t len);
-
 #endif

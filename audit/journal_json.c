@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "fields.h"
+#include "text_show.h"
 
 /* A field that must be one printable string of at most out_size-1 bytes;
  * absent leaves out as it is. */
@@ -23,7 +24,7 @@ static int get_text(json_t *obj, const char *name, char *out, size_t out_size,
 	if (!json_is_string(v))
 		return pst_fail(e, EINVAL, "%s is not a single string (given twice, or binary)", name);
 	len = json_string_length(v);
-	if (len >= out_size || !fields_text_printable(json_string_value(v), len))
+	if (len >= out_size || !text_printable(json_string_value(v), len))
 		return pst_fail(e, EINVAL, "%s is over-long or holds control characters", name);
 	memcpy(out, json_string_value(v), len);
 	out[len] = '\0';
@@ -114,7 +115,7 @@ static void make_printable(char *s)
 	size_t len = strlen(s), i = 0, n;
 
 	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		n = text_printable_len((const unsigned char *)s + i, len - i);
 		if (n == 0) {
 			s[i] = '?';
 			n = 1;

@@ -12,6 +12,7 @@
 #include "fields.h"
 #include "table.h"
 #include "timefmt.h"
+#include "text_show.h"
 
 #define DETAILS_MAX (2 * FIELDS_RECORD_MAX + 64)
 #define WHERE_MAX 96
@@ -273,7 +274,7 @@ static bool print_escaped(FILE *out, const char *text, size_t len, size_t max)
 	size_t i = 0, n, shown = 0;
 
 	while (i < len && shown < max) {
-		n = fields_printable_len(p + i, len - i);
+		n = text_printable_len(p + i, len - i);
 		if (n == 0) {
 			fprintf(out, "\\x%02x", p[i]);
 			n = 1;

@@ -11,6 +11,7 @@
 #include "sshd_log.h"
 #include "syslog_line.h"
 #include "text.h"
+#include "text_show.h"
 
 /* Where a message came from, whichever the input format. */
 struct origin {
@@ -259,7 +260,7 @@ static enum trail_verdict read_sshd(const struct origin *o, const struct trail_r
 	    !sshd_is_postern(o->tag, ev.lport, rules))
 		return TRAIL_OTHER;
 	r->emitter = EMIT_SSHD;
-	if (!fields_text_printable(o->msg, o->msg_len) ||
+	if (!text_printable(o->msg, o->msg_len) ||
 	    (!o->journal && check_no_escaped_control(o->msg, o->msg_len, why) != 0)) {
 		pst_fail(why, EINVAL, "an sshd line with a raw control character or invalid UTF-8, which sshd never writes");
 		return TRAIL_SUSPICIOUS;

@@ -7,17 +7,13 @@
 
 #include <string.h>
 
+#include "text_show.h"
+
 #define PREFIX "install-module: "
 
 void server_text_printable(char *dst, size_t len, const char *src)
 {
-	size_t n = 0;
-
-	if (len == 0)
-		return;
-	for (; src[n] != '\0' && n + 1 < len; n++)
-		dst[n] = src[n] >= ' ' && src[n] < 0x7f ? src[n] : '?';
-	dst[n] = '\0';
+	text_safe_copy(dst, len, src, strlen(src), TEXT_REPLACE);
 }
 
 /* "(sha256 " then exactly 64 lowercase hex digits then ")". */

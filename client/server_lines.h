@@ -33,8 +33,9 @@ struct server_line {
 /* Classify one line (without its newline) of install-module's stdout or stderr. */
 void server_line_parse(const char *line, bool is_stderr, struct server_line *out);
 
-/* dst: src with every byte outside printable ASCII as '?', so a hostile
- * server cannot send terminal escapes; always NUL-terminated, cut to fit. */
+/* dst: src made printable (common/text_show.h: controls, C1, bytes that are
+ * not UTF-8, bidi and invisible characters as '?'), so a hostile server
+ * cannot send terminal escapes; always NUL-terminated, cut to fit. */
 void server_text_printable(char *dst, size_t len, const char *src);
 
 #endif

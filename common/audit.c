@@ -15,7 +15,7 @@
 #include "login_proof.h"
 #include "sid_hash.h"
 #include "text.h"
-#include "unicode.h"
+#include "text_show.h"
 
 #define AUDIT_MAX_PAIRS 32
 #define TRUNCATED_MARK " truncated=yes"
@@ -59,27 +59,16 @@ static bool value_is_bare(const char *v)
 	return true;
 }
 
-/* Code points that are valid UTF-8 but can still fake a line break (C1,
- * U+2028, U+2029), reorder what a terminal shows (bidi controls) or print as
- * nothing (common/unicode.h), so that two values would look the same. */
-static bool codepoint_is_hidden_control(const unsigned char *s, size_t n)
-{
-	unsigned cp = utf8_decode(s, n);
-
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-	       codepoint_prints_nothing(cp);
-}
-
 /* The escaped form of the unit starting at p; returns input bytes consumed. */
 static size_t escape_unit(const unsigned char *p, size_t avail, char *unit,
 			  size_t *unit_len)
 {
-	size_t n = utf8_seq_len(p, avail);
+	size_t n = text_printable_len(p, avail);
 	size_t i;
 
 	/* '#' too: rsyslog writes a raw control character as "#ooo", so a record
 	 * holding '#' and three octal digits must be unambiguously forged. */
-	if (n == 1 && p[0] >= 0x20 && p[0] != 0x7f && p[0] != '#') {
+	if (n == 1 && p[0] != '#') {
 		if (p[0] == '"' || p[0] == '\\') {
 			unit[0] = '\\';
 			unit[1] = (char)p[0];
@@ -90,11 +79,12 @@ static size_t escape_unit(const unsigned char *p, size_t avail, char *unit,
 		}
 		return 1;
 	}
-	if (n > 1 && !codepoint_is_hidden_control(p, n)) {
+	if (n > 1) {
 		memcpy(unit, p, n);
 		*unit_len = n;
 		return n;
 	}
+	n = n == 1 ? 1 : utf8_seq_len(p, avail);
 	if (n == 0)
 		n = 1;
 	for (i = 0; i < n; i++)

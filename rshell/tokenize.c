@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "text_show.h"
 #include "unicode.h"
 
 struct meta {
@@ -82,11 +83,6 @@ static const char *control_name(unsigned cp)
 	}
 }
 
-static bool is_hidden_format(unsigned cp)
-{
-	return cp == 0x2028 || cp == 0x2029 || codepoint_prints_nothing(cp);
-}
-
 /* One pass over the raw bytes before any splitting: encoding and controls. */
 static int check_characters(const unsigned char *s, size_t len, struct pst_err *e)
 {
@@ -103,7 +99,8 @@ static int check_characters(const unsigned char *s, size_t len, struct pst_err *
 		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
 			return pst_fail(e, EINVAL, "refused: %s (U+%04X) at byte %zu: control characters are never accepted",
 					control_name(cp), cp, pos + 1);
-		if (is_hidden_format(cp))
+		/* C1 was refused above as a control character. */
+		if (codepoint_is_hidden(cp))
 			return pst_fail(e, EINVAL, "refused: invisible formatting character U+%04X at byte %zu",
 					cp, pos + 1);
 		pos += n;

@@ -15,6 +15,7 @@
 #include "audit.h"
 #include "audit_list.h"
 #include "fields.h"
+#include "text_show.h"
 
 static void check_list(const char *value)
 {
@@ -36,7 +37,7 @@ static void check_printable(const char *s)
 	size_t len = strlen(s), i = 0, n;
 
 	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		n = text_printable_len((const unsigned char *)s + i, len - i);
 		if (n == 0)
 			abort();
 		i += n;

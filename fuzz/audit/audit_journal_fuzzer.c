@@ -12,6 +12,7 @@
 #include "fields.h"
 #include "journal_json.h"
 #include "trail.h"
+#include "text_show.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,7 +29,7 @@ static void check_printable(const char *s)
 	size_t len = strlen(s), i = 0, n;
 
 	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		n = text_printable_len((const unsigned char *)s + i, len - i);
 		if (n == 0)
 			abort();
 		i += n;

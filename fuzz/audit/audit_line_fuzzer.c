@@ -15,6 +15,7 @@
 #include "report.h"
 #include "text.h"
 #include "trail.h"
+#include "text_show.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,7 +31,7 @@ static void check_printable(const char *s, size_t len)
 	while (i < len) {
 		if (s[i] == '\n' && i + 1 == len)
 			break;
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		n = text_printable_len((const unsigned char *)s + i, len - i);
 		if (n == 0)
 			abort();
 		i += n;

@@ -19,6 +19,7 @@
 #include "events.h"
 #include "fields.h"
 #include "trail.h"
+#include "text_show.h"
 
 #define LINE_MAX_FUZZ 4096
 
@@ -29,7 +30,7 @@ static void check_printable(const char *s)
 	size_t len = strlen(s), i = 0, n;
 
 	while (i < len) {
-		n = fields_printable_len((const unsigned char *)s + i, len - i);
+		n = text_printable_len((const unsigned char *)s + i, len - i);
 		if (n == 0)
 			abort();
 		i += n;

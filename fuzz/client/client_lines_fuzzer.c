@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "server_lines.h"
+#include "text_show.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,9 +50,8 @@ static void check_shown(const char *in)
 	char shown[256];
 
 	server_text_printable(shown, sizeof(shown), in);
-	for (const char *p = shown; *p != '\0'; p++)
-		if (*p < ' ' || *p >= 0x7f)
-			abort();
+	if (!text_printable(shown, strlen(shown)))
+		abort();
 	if (strlen(shown) >= sizeof(shown) || strlen(shown) > strlen(in))
 		abort();
 }

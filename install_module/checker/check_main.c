@@ -35,6 +35,7 @@
 #include "spawn.h"
 #include "tarball.h"
 #include "text.h"
+#include "text_show.h"
 
 #define PROG "postern-check"
 
@@ -181,29 +182,13 @@ static int verdict_send(const struct check_verdict *v)
 }
 
 /*
- * A refusal's reason as the verdict carries it: one line of valid UTF-8
- * without control characters (libarchive's messages may quote member
- * names), cut to fit at a character boundary.
+ * A refusal's reason as the verdict carries it: printable
+ * (common/text_show.h: libarchive's messages may quote member names), cut
+ * to fit at a character boundary.
  */
 static void message_clean(const char *msg, char *out, size_t cap)
 {
-	size_t i = 0, o = 0, seq, len = strlen(msg);
-
-	while (i < len) {
-		seq = utf8_seq_len((const unsigned char *)msg + i, len - i);
-		if (seq == 0)
-			seq = 1;
-		if (o + (seq == 1 ? 1 : seq) >= cap)
-			break;
-		if (seq == 1 && ((unsigned char)msg[i] < 0x20 || (unsigned char)msg[i] >= 0x7f))
-			out[o++] = '?';
-		else {
-			memcpy(out + o, msg + i, seq);
-			o += seq;
-		}
-		i += seq;
-	}
-	out[o] = '\0';
+	text_safe_copy(out, cap, msg, strlen(msg), TEXT_REPLACE);
 }
 
 static void verdict_from(struct check_verdict *v, int rc, const struct tarball_result *r,

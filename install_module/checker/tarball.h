@@ -91,6 +91,17 @@ enum tarball_member_kind {
 	TARBALL_MEMBER_UNKNOWN,
 };
 
+/* How many bytes of a name a refusal quotes, and the buffer tarball_shown() fills. */
+#define TARBALL_SHOWN_MAX 160
+#define TARBALL_SHOWN_SIZE (TARBALL_SHOWN_MAX + 4)
+
+/*
+ * A member name (or a part of one, len bytes) as a refusal may quote it:
+ * printable (common/text_show.h, unprintable bytes as '?') and at most
+ * TARBALL_SHOWN_MAX bytes, "..." when cut. Returns buf.
+ */
+const char *tarball_shown(const char *s, size_t len, char buf[TARBALL_SHOWN_SIZE]);
+
 /*
  * The per-member rule, a pure function (also the fuzz target):
  *   - name is "<module>-<version>" or starts with "<module>-<version>/";

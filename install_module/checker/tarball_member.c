@@ -16,38 +16,20 @@
 #include <string.h>
 
 #include "text.h"
+#include "text_show.h"
 
 /* Longest member name or link target we look at; tar tools agree on PATH_MAX. */
 #define MEMBER_NAME_MAX 4096
-/* How much of an offending name a message quotes. */
-#define SHOWN_NAME_MAX 160
+const char *tarball_shown(const char *s, size_t len, char buf[TARBALL_SHOWN_SIZE])
+{
+	if (!text_safe_copy(buf, TARBALL_SHOWN_MAX + 1, s, len, TEXT_REPLACE))
+		strcat(buf, "...");
+	return buf;
+}
 
-/*
- * A printable, bounded copy of name for messages: control bytes and bytes
- * that are not UTF-8 become '?'. buf holds SHOWN_NAME_MAX + 8 bytes.
- */
 static const char *shown(const char *name, char *buf)
 {
-	const unsigned char *u = (const unsigned char *)name;
-	size_t i = 0, o = 0, seq;
-
-	while (u[i] != '\0' && o < SHOWN_NAME_MAX) {
-		seq = utf8_seq_len(u + i, strnlen(name + i, 4));
-		if (seq <= 1) {
-			buf[o++] = (u[i] < 0x20 || u[i] >= 0x7f) ? '?' : name[i];
-			i++;
-			continue;
-		}
-		memcpy(buf + o, name + i, seq);
-		o += seq;
-		i += seq;
-	}
-	if (u[i] != '\0') {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return tarball_shown(name, strlen(name), buf);
 }
 
 static const char *kind_name(enum tarball_member_kind kind)
@@ -78,7 +60,7 @@ static const char *kind_name(enum tarball_member_kind kind)
 /* Text rules shared by names and link targets; what says which ("name", "link target"). */
 static bool text_check(const char *member, const char *what, const char *s, struct pst_err *why)
 {
-	char buf[SHOWN_NAME_MAX + 8];
+	char buf[TARBALL_SHOWN_SIZE];
 	size_t len = strlen(s);
 
 	if (len == 0)
@@ -117,7 +99,7 @@ static bool is_dots(const char *s, size_t len, size_t dots)
 static bool path_check(const char *member, const char *what, const char *path, const char *top,
 		       size_t *depth, struct pst_err *why)
 {
-	char buf[SHOWN_NAME_MAX + 8];
+	char buf[TARBALL_SHOWN_SIZE];
 	const char *p = path;
 	size_t len, n = 0;
 
@@ -153,7 +135,7 @@ static bool path_check(const char *member, const char *what, const char *path, c
 static bool symlink_target_check(const char *member, const char *target, size_t link_depth,
 				 struct pst_err *why)
 {
-	char buf[SHOWN_NAME_MAX + 8], tbuf[SHOWN_NAME_MAX + 8];
+	char buf[TARBALL_SHOWN_SIZE], tbuf[TARBALL_SHOWN_SIZE];
 	const char *p = target;
 	size_t len, up = 0;
 	bool climbing = true;
@@ -182,7 +164,7 @@ static bool symlink_target_check(const char *member, const char *target, size_t 
 bool tarball_member_check(const char *name, enum tarball_member_kind kind, const char *linkname,
 			  const char *module, const char *version, struct pst_err *why)
 {
-	char top[NAME_MODULE_MAX + RELEASE_VERSION_MAX + 2], buf[SHOWN_NAME_MAX + 8];
+	char top[NAME_MODULE_MAX + RELEASE_VERSION_MAX + 2], buf[TARBALL_SHOWN_SIZE];
 	size_t depth = 0, target_depth = 0;
 	int n = snprintf(top, sizeof(top), "%s-%s", module, version);
 

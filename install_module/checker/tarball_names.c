@@ -32,8 +32,6 @@
 
 /* The longest name tarball_member_check() lets through. */
 #define NAME_MAX_BYTES 4096
-/* How much of a name a message quotes (names are valid UTF-8 by now). */
-#define SHOWN_MAX 160
 
 struct folded {
 	char *key;       /* the folded name, the tree's order */
@@ -45,23 +43,10 @@ struct tarball_names {
 	void *tree;      /* tsearch() tree of struct folded */
 };
 
-/* Bytes of s a message may quote: at most SHOWN_MAX, cut on a character boundary. */
-static int shown_len(const char *s)
-{
-	size_t len = strlen(s), i = 0, n;
-
-	while (i < len && i < SHOWN_MAX) {
-		n = utf8_seq_len((const unsigned char *)s + i, len - i);
-		if (n == 0 || i + n > SHOWN_MAX)
-			break;
-		i += n;
-	}
-	return (int)i;
-}
-
 bool tarball_member_mode_check(const char *name, enum tarball_member_kind kind, unsigned perm,
 			       struct pst_err *why)
 {
+	char sbuf[TARBALL_SHOWN_SIZE];
 	const char *what = NULL;
 
 	if ((perm & S_ISUID) != 0)
@@ -72,10 +57,10 @@ bool tarball_member_mode_check(const char *name, enum tarball_member_kind kind, 
 		what = "world-writable";
 	if (what == NULL)
 		return true;
-	return pst_refuse(why, "member %.*s has mode %04o (%s): a release may not hold set-uid, "
+	return pst_refuse(why, "member %s has mode %04o (%s): a release may not hold set-uid, "
 		      "set-gid or world-writable members, which whoever unpacks it as root "
 		      "would get (chmod u-s,g-s,o-w and make the tarball again)",
-		      shown_len(name), name, perm & 07777, what);
+		      tarball_shown(name, strlen(name), sbuf), perm & 07777, what);
 }
 
 /*
@@ -138,6 +123,7 @@ static bool is_exactly(const char *s, size_t len, const char *word)
 static bool component_portable(const char *member, const char *what, const char *c, size_t len,
 			       struct pst_err *why)
 {
+	char sbuf[TARBALL_SHOWN_SIZE], cbuf[TARBALL_SHOWN_SIZE];
 	char visible[NAME_MAX_BYTES + 1];
 	const char *colon = memchr(c, ':', len);
 	size_t n, base = colon != NULL ? (size_t)(colon - c) : len;
@@ -146,37 +132,39 @@ static bool component_portable(const char *member, const char *what, const char 
 		return true;
 	for (; colon != NULL; colon = memchr(colon + 1, ':', len - (size_t)(colon + 1 - c)))
 		if ((size_t)(colon + 1 - c) < len && colon[1] == '$')
-			return pst_refuse(why, "member %.*s: its %s has '%.*s', an NTFS stream type "
+			return pst_refuse(why, "member %s: its %s has '%s', an NTFS stream type "
 				      "(\"x::$DATA\" is \"x\" itself on Windows); rename it",
-				      shown_len(member), member, what, (int)len, c);
+				      tarball_shown(member, strlen(member), sbuf), what,
+				      tarball_shown(c, len, cbuf));
 	n = drop_ignored(c, base, visible);
 	if (n == 0 || ntfs_trimmed(visible, n) == 0 || is_exactly(visible, n, ".") ||
 	    is_exactly(visible, n, ".."))
-		return pst_refuse(why, "member %.*s: its %s has the component '%.*s', which macOS or "
+		return pst_refuse(why, "member %s: its %s has the component '%s', which macOS or "
 			      "Windows read as '.', '..' or nothing (invisible characters, trailing "
 			      "dots or spaces, or a ':' stream); rename it",
-			      shown_len(member), member, what,
-			      len > SHOWN_MAX ? SHOWN_MAX : (int)len, c);
+			      tarball_shown(member, strlen(member), sbuf), what,
+			      tarball_shown(c, len, cbuf));
 	if (looks_short_name(c, len))
-		return pst_refuse(why, "member %.*s: its %s has the component '%.*s', which looks like "
+		return pst_refuse(why, "member %s: its %s has the component '%s', which looks like "
 			      "a Windows 8.3 short name and may name another member there "
 			      "(like GIT~1 for .git); rename it",
-			      shown_len(member), member, what, (int)len, c);
+			      tarball_shown(member, strlen(member), sbuf), what, tarball_shown(c, len, cbuf));
 	return true;
 }
 
 static bool path_portable(const char *member, const char *what, const char *path,
 			  struct pst_err *why)
 {
+	char sbuf[TARBALL_SHOWN_SIZE];
 	const char *p = path, *slash;
 	size_t len;
 
 	if (strchr(path, '\\') != NULL)
-		return pst_refuse(why, "member %.*s: its %s holds a backslash, which Windows reads as "
-			      "a directory separator; rename it", shown_len(member), member, what);
+		return pst_refuse(why, "member %s: its %s holds a backslash, which Windows reads as "
+			      "a directory separator; rename it", tarball_shown(member, strlen(member), sbuf), what);
 	if (strlen(path) > NAME_MAX_BYTES)
-		return pst_refuse(why, "member %.*s: its %s is longer than %d bytes",
-			      shown_len(member), member, what, NAME_MAX_BYTES);
+		return pst_refuse(why, "member %s: its %s is longer than %d bytes",
+			      tarball_shown(member, strlen(member), sbuf), what, NAME_MAX_BYTES);
 	for (;;) {
 		slash = strchr(p, '/');
 		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
@@ -294,9 +282,11 @@ void tarball_names_free(struct tarball_names *names)
 
 static int fold_failed(const char *member, struct pst_err *why)
 {
+	char sbuf[TARBALL_SHOWN_SIZE];
 	if (errno == ENOMEM)
 		return -ENOMEM;
-	pst_refuse(why, "member %.*s: its name or link target is not UTF-8", shown_len(member), member);
+	pst_refuse(why, "member %s: its name or link target is not UTF-8",
+		   tarball_shown(member, strlen(member), sbuf));
 	return -EBADMSG;
 }
 
@@ -316,6 +306,7 @@ static struct folded *folded_find(struct tarball_names *names, char *key)
 static int through_symlink_check(struct tarball_names *names, const char *member, char *key,
 				 bool whole, struct pst_err *why)
 {
+	char sbuf[TARBALL_SHOWN_SIZE], sbuf2[TARBALL_SHOWN_SIZE];
 	size_t i, len = strlen(key);
 	struct folded *hit;
 	char c;
@@ -328,10 +319,10 @@ static int through_symlink_check(struct tarball_names *names, const char *member
 		hit = folded_find(names, key);
 		key[i] = c;
 		if (hit != NULL && hit->kind == TARBALL_MEMBER_SYMLINK) {
-			pst_refuse(why, "member %.*s goes through the symlink %.*s on case-insensitive "
+			pst_refuse(why, "member %s goes through the symlink %s on case-insensitive "
 			       "or Unicode-normalising file systems (macOS, Windows): a symlink may "
 			       "not stand for a directory or a file of the archive",
-			       shown_len(member), member, shown_len(hit->name), hit->name);
+			       tarball_shown(member, strlen(member), sbuf), tarball_shown(hit->name, strlen(hit->name), sbuf2));
 			return -EBADMSG;
 		}
 	}
@@ -369,6 +360,7 @@ static int remember(struct tarball_names *names, char *key, const char *name,
 static int name_add(struct tarball_names *names, const char *name,
 		    enum tarball_member_kind kind, struct pst_err *why)
 {
+	char sbuf[TARBALL_SHOWN_SIZE], sbuf2[TARBALL_SHOWN_SIZE];
 	bool same_bytes;
 	char *key = fold_key(name);
 	struct folded *earlier;
@@ -388,14 +380,14 @@ static int name_add(struct tarball_names *names, const char *name,
 	if (same_bytes && kind == TARBALL_MEMBER_DIR && earlier->kind == TARBALL_MEMBER_DIR)
 		return 0;
 	if (same_bytes)
-		pst_refuse(why, "member %.*s appears twice in the archive (perhaps spelled in two "
+		pst_refuse(why, "member %s appears twice in the archive (perhaps spelled in two "
 		       "Unicode forms, which tar programs read differently); a release holds "
-		       "each member once", shown_len(name), name);
+		       "each member once", tarball_shown(name, strlen(name), sbuf));
 	else
-		pst_refuse(why, "member %.*s and member %.*s have names that are the same file on "
+		pst_refuse(why, "member %s and member %s have names that are the same file on "
 		       "case-insensitive or Unicode-normalising file systems (macOS, Windows); "
-		       "rename one of them", shown_len(name), name,
-		       shown_len(earlier->name), earlier->name);
+		       "rename one of them", tarball_shown(name, strlen(name), sbuf),
+		       tarball_shown(earlier->name, strlen(earlier->name), sbuf2));
 	return -EBADMSG;
 }
 

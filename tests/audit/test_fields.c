@@ -114,6 +114,7 @@ static void test_refusals(void **state)
 	refused("event=x user=\"\xff\"", "invalid UTF-8");
 	refused("event=x user=\"\xe2\x80\xa8\"", "invisible");
 	refused("event=x user=\"\xc2\x85\"", "invisible");
+	refused("event=x user=\"\xc2\x9b\"", "invisible");
 	/* What prints as nothing is escaped by the writer, so never raw in a record. */
 	refused("event=x user=\"gtk\xe2\x80\x8b\"", "invisible");
 	refused("event=x user=\"\xe3\x85\xa4\"", "invisible");

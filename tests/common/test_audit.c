@@ -139,6 +139,9 @@ static void test_invalid_utf8_escaped(void **state)
 	/* NEL and LINE SEPARATOR are valid UTF-8 but break lines in viewers. */
 	escape("x\xc2\x85y\xe2\x80\xa8z\xe2\x80\xaeq", out, sizeof(out));
 	assert_string_equal(out, "\"x\\xc2\\x85y\\xe2\\x80\\xa8z\\xe2\\x80\\xaeq\"");
+	/* CSI, as UTF-8 and as a stray byte: a terminal's escape introducer either way. */
+	escape("a\xc2\x9b" "2Jb\x9b" "2J", out, sizeof(out));
+	assert_string_equal(out, "\"a\\xc2\\x9b2Jb\\x9b2J\"");
 }
 
 /* Characters that print as nothing (Default_Ignorable_Code_Point and the

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "server_lines.h"
 
 static void test_plausible_codes(void **state)
 {
@@ -152,10 +153,24 @@ static void test_code_command_cannot_read_stdin(void **state)
 	close(saved);
 }
 
+/* What a hostile server prints reaches the maintainer's terminal without controls. */
+static void test_server_text_printable(void **state)
+{
+	static const char in[] = "a\x1b[2J\xc2\x9b" "b\x9b" "c\xe2\x80\xae" "d caf\xc3\xa9";
+	char out[64];
+
+	(void)state;
+	server_text_printable(out, sizeof(out), in);
+	assert_string_equal(out, "a?[2J??b?c???d caf\xc3\xa9");
+	server_text_printable(out, 4, in);
+	assert_string_equal(out, "a?[");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plausible_codes),
+		cmocka_unit_test(test_server_text_printable),
 		cmocka_unit_test(test_split_is_blanks_only),
 		cmocka_unit_test(test_split_refuses_empty_and_huge),
 		cmocka_unit_test(test_code_from_file),

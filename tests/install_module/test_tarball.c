@@ -21,6 +21,7 @@
 #include "tarball.h"
 #include "tarball_maker.h"
 #include "tarball_run.h"
+#include "text_show.h"
 
 #define MiB (1024 * 1024)
 
@@ -77,6 +78,17 @@ static void refuse_members(const struct maker_member *m, size_t n, const char *w
 }
 
 static const struct maker_member small[] = SMALL_MEMBERS;
+
+/* A refusal reaches a terminal: nothing in it may be a control (common/text_show.h). */
+static void assert_refusal_printable(const char *msg)
+{
+	char escaped[4 * PST_ERR_MAX + 1];
+
+	if (!text_printable(msg, strlen(msg))) {
+		text_safe_copy(escaped, sizeof(escaped), msg, strlen(msg), TEXT_ESCAPE);
+		fail_msg("the refusal is not printable: %s", escaped);
+	}
+}
 
 static char *news_text(unsigned lines)
 {
@@ -447,6 +459,8 @@ static const struct {
 	{ "demo-1.0/x\n", TARBALL_MEMBER_FILE, NULL, "control characters" },
 	{ "demo-1.0/x\xc2\x9b" "2J", TARBALL_MEMBER_FILE, NULL, "control characters" },
 	{ "demo-1.0/\xff", TARBALL_MEMBER_FILE, NULL, "not UTF-8" },
+	{ "demo-1.0/x\x9b" "2J", TARBALL_MEMBER_FILE, NULL, "not UTF-8" },
+	{ "demo-1.0/x\x1b[2J", TARBALL_MEMBER_FILE, NULL, "control characters" },
 	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, "", "its link target is empty" },
 	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, NULL, "its link target is empty" },
 	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, "..", "points outside" },
@@ -475,6 +489,8 @@ static void test_member_check_table(void **state)
 		    (ok || strstr(why.msg, member_table[i].why) == NULL))
 			fail_msg("row %zu: got '%s', want '%s'", i, ok ? "allowed" : why.msg,
 				 member_table[i].why);
+		if (!ok)
+			assert_refusal_printable(why.msg);
 	}
 }
 

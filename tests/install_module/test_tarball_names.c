@@ -23,6 +23,7 @@
 #include "tarball_maker.h"
 #include "tarball_names.h"
 #include "tarball_run.h"
+#include "text_show.h"
 
 #define DIR_(name) { name, 'd', NULL, NULL, 0 }
 #define LINK_(name, target) { name, 'l', target, NULL, 0 }
@@ -283,6 +284,39 @@ static void test_raw_nfd_collision(void **state)
 		fail_msg("refused: %s", r.e.msg);
 }
 
+/*
+ * A hostile member name through the whole check, as the maintainer reads
+ * the refusal: C1 CSI as UTF-8 (U+009B), as a stray byte, ESC, and a bidi
+ * override next to a control. Each is refused, and the sentence quotes the name with '?'
+ * for what a terminal would act on (common/text_show.h).
+ */
+static void test_hostile_names_quoted_clean(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *quoted;
+	} table[] = {
+		{ "demo-1.0/x\xc2\x9b" "2J", "member demo-1.0/x??2J:" },
+		{ "demo-1.0/x\x9b" "2J", "member demo-1.0/x?2J:" },
+		{ "demo-1.0/x\x1b[2J", "member demo-1.0/x?[2J:" },
+		/* (a bidi override alone is a legal name; with a control it is quoted) */
+		{ "demo-1.0/\xe2\x80\xae" "exe\x01", "member demo-1.0/???exe?:" },
+	};
+	char escaped[4 * PST_ERR_MAX + 1];
+	struct run r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(table); i++) {
+		check_fd(gnutar_two_files(table[i].name, "demo-1.0/README"), &r);
+		text_safe_copy(escaped, sizeof(escaped), r.e.msg, strlen(r.e.msg), TEXT_ESCAPE);
+		if (r.rc != -EBADMSG || !text_printable(r.e.msg, strlen(r.e.msg)) ||
+		    strstr(r.e.msg, table[i].quoted) == NULL)
+			fail_msg("row %zu: got %d '%s', want a refusal quoting '%s'", i, r.rc, escaped,
+				 table[i].quoted);
+	}
+}
+
 static void test_modes(void **state)
 {
 	(void)state;
@@ -309,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_case_collisions),
 		cmocka_unit_test(test_normalisation_collisions),
 		cmocka_unit_test(test_raw_nfd_collision),
+		cmocka_unit_test(test_hostile_names_quoted_clean),
 		cmocka_unit_test(test_folded_symlinks),
 		cmocka_unit_test(test_dotdot_aliases),
 		cmocka_unit_test(test_portable_check_table),

@@ -105,6 +105,8 @@ static void test_control_characters(void **state)
 	refused("help\0id", 7, "NUL");
 	refused("list 'a\nb'", 10, "LF");        /* quotes do not help */
 	refused("list \xc2\x85", 7, "U+0085");   /* C1 NEL */
+	refused("list \xc2\x9b" "2J", 7, "U+009B");   /* C1 CSI */
+	refused("list \x1b[2J", 7, "ESC");
 	refused("list \xe2\x80\xae", 8, "U+202E"); /* bidi override */
 	refused("list \xd8\x9c", 7, "U+061C");   /* Arabic letter mark, a bidi control */
 	refused("list gtk\xe2\x80\x8b", 11, "U+200B");   /* zero width space */
