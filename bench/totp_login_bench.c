@@ -28,6 +28,7 @@
 #include <openssl/crypto.h>
 #include <pwd.h>
 #include <security/pam_appl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +37,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "postern_limits.h"
+
 #define LOGINS_MAX 1000
 #define SERVICES_MAX 8
 
 struct login {
-	char user[64];
+	char user[NAME_USER_MAX + 1];
 	char code[16];
 };
 
@@ -87,6 +90,19 @@ static int authenticate_in_fork(pam_handle_t *h)
 }
 
 /* The re-executed process: what sshd's monitor does for one keyboard-interactive login. */
+/* Whether user and code fit l whole: a cut name would log in as someone else. */
+static bool login_set(struct login *l, const char *user, const char *code)
+{
+	size_t ulen = strlen(user);
+	size_t clen = strlen(code);
+
+	if (ulen >= sizeof(l->user) || clen >= sizeof(l->code))
+		return false;
+	memcpy(l->user, user, ulen + 1);
+	memcpy(l->code, code, clen + 1);
+	return true;
+}
+
 static void login_child(const char *service, const struct login *l)
 {
 	struct pam_conv conv = { answer, (void *)l->code };
@@ -136,8 +152,7 @@ static int login_process(const char *service, const char *user, const char *code
 {
 	struct login l;
 
-	if (snprintf(l.user, sizeof(l.user), "%s", user) >= (int)sizeof(l.user) ||
-	    snprintf(l.code, sizeof(l.code), "%s", code) >= (int)sizeof(l.code))
+	if (!login_set(&l, user, code))
 		return 2;
 	OPENSSL_init_crypto(OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS |
 			    OPENSSL_INIT_LOAD_CONFIG, NULL);
@@ -200,15 +215,33 @@ static double median_over(const double *v, const double *floor, size_t n)
 	return median(d, n);
 }
 
+/* Up to LOGINS_MAX "user code" lines; 0 (and a message) when one is not that. */
 static size_t read_logins(const char *path, struct login *l)
 {
 	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t size = 0;
 	size_t n = 0;
+	char *save;
+	char *user;
+	char *code;
 
 	if (f == NULL)
 		return 0;
-	while (n < LOGINS_MAX && fscanf(f, "%63s %15s", l[n].user, l[n].code) == 2)
+	while (n < LOGINS_MAX && getline(&line, &size, f) > 0) {
+		save = NULL;
+		user = strtok_r(line, " \t\n", &save);
+		code = strtok_r(NULL, " \t\n", &save);
+		if (user == NULL || code == NULL || strtok_r(NULL, " \t\n", &save) != NULL ||
+		    !login_set(&l[n], user, code)) {
+			fprintf(stderr, "totp_login_bench: %s:%zu: not \"user code\" with a user of at most %d bytes and a code of at most %zu\n",
+				path, n + 1, NAME_USER_MAX, sizeof(l->code) - 1);
+			n = 0;
+			break;
+		}
 		n++;
+	}
+	free(line);
 	fclose(f);
 	return n;
 }

@@ -24,8 +24,19 @@
 #include <stddef.h>
 #include <syslog.h>
 
+#include "postern_limits.h"
+
 #define AUDIT_RECORD_MAX 2048
 #define AUDIT_VALUE_MAX 512
+
+/*
+ * The user a record names is the one claimed, valid or not: a refused login
+ * is logged with the name it tried before name_is_user() refuses it. So it
+ * may be longer than a valid name (NAME_USER_MAX), to show what was tried;
+ * a longer one still is logged as "(over-long)", never cut.
+ */
+#define AUDIT_USER_MAX 63
+_Static_assert(AUDIT_USER_MAX >= NAME_USER_MAX, "every valid user name must be logged as it is");
 
 /*
  * Who and where: carried by every record. The client_* fields are what a
@@ -35,7 +46,7 @@
  * client_session right after sid, and from, port, sid are the daemon's own.
  */
 struct audit_session {
-	char user[64];
+	char user[AUDIT_USER_MAX + 1];
 	char from[64];
 	char port[8];
 	char sid[20];

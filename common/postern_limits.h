@@ -23,6 +23,5 @@
 _Static_assert(NAME_MAX == 255, "Linux's NAME_MAX: the shell, the wire and the client say 255");
 _Static_assert(RELEASE_FILE_MAX <= INCOMING_NAME_MAX,
 	       "every release name must also be a valid incoming name");
-_Static_assert(NAME_USER_MAX < 64, "a user name must fit the audit session's user[64]");
 
 #endif

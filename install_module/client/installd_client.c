@@ -29,6 +29,7 @@
 
 #include "incoming.h"
 #include "incoming_remove.h"
+#include "postern_limits.h"
 #include "safefile.h"
 #include "text.h"
 #include "wire_io.h"
@@ -42,7 +43,7 @@ struct client {
 	const struct policy_settings *set;
 	const struct audit_session *session;
 	const char *prog;
-	char user[64];
+	char user[NAME_USER_MAX + 1];
 	uid_t uid;
 };
 
@@ -469,8 +470,13 @@ int installd_client_run(const struct policy *policy, const struct audit_session 
 
 	c.set = policy_settings(policy);
 	c.uid = getuid();
-	if (pw == NULL || !str_copy(c.user, sizeof(c.user), pw->pw_name)) {
+	if (pw == NULL) {
 		fprintf(stderr, "%s: who are you? uid %lu has no user name\n", argv[0], (unsigned long)c.uid);
+		return EXIT_UNAVAILABLE;
+	}
+	if (!str_copy(c.user, sizeof(c.user), pw->pw_name)) {
+		fprintf(stderr, "%s: the user name of uid %lu is longer than %d bytes, which postern does not serve (tell an administrator)\n",
+			argv[0], (unsigned long)c.uid, NAME_USER_MAX);
 		return EXIT_UNAVAILABLE;
 	}
 	if (strcmp(argv[0], "install-module") == 0)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "errmsg.h"
+#include "postern_limits.h"
 #include "release_name.h"
 
 #define LEDGER_LINE_MAX 2048
@@ -27,7 +28,7 @@
 struct ledger_record {
 	time_t when;
 	char op[16];              /* "install" or "delete" */
-	char user[64];
+	char user[NAME_USER_MAX + 1];  /* sized as installd_peer's; ledger_parse refuses longer */
 	char module[NAME_MODULE_MAX + 1];
 	char version[RELEASE_VERSION_MAX + 1];
 	char file[RELEASE_FILE_MAX + 1];

@@ -16,6 +16,15 @@
 #include "tree_index.h"
 #include "tree_scan.h"
 
+/*
+ * The operations fill rec->user with str_copy from peer->user (op_install.c,
+ * op_delete.c). A copy that did not fit would leave it empty and
+ * ledger_format, refusing an empty value, would refuse the change: never a
+ * record under a cut name. This keeps that refusal from ever happening.
+ */
+_Static_assert(sizeof(((struct ledger_record *)0)->user) >= sizeof(((struct installd_peer *)0)->user),
+	       "a ledger record must hold every peer's user name");
+
 int module_change_begin(struct module_change *c, const struct installd *d, const char *module,
 			int notify_sock, struct pst_err *e)
 {

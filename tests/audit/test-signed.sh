@@ -7,10 +7,8 @@
 # from before signatures were recorded counts as unsigned. No root needed.
 set -u
 audit=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-result() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=1; echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
+audit_work
 
 a=6A1442B28B091BAB9EDA8075C254AD59A4E84C8B
 b=F88A236672F536ED91BE68508584A30CC84FCFCC
@@ -61,5 +59,4 @@ result $? "signers: per key, releases, users and modules; - for unsigned"
 "$audit" -q --year 2026 --csv signers --module stable "$work/trail.log" >"$work/signers.csv"
 [ "$(cat "$work/signers.csv")" = "$(printf 'signer,releases,users,modules\r\n"-","1","greg","stable"\r\n"%s","1","greg","stable"\r' "$a")" ]
 result $? "signers --csv, with a filter"
-echo "1..$n"
-exit $failed
+finish

@@ -244,6 +244,23 @@ static void test_session_refuses_bad_connection(void **state)
 	assert_string_equal(s.from, "local");
 }
 
+/* The claimed user is logged whole up to AUDIT_USER_MAX, above as "(over-long)", never cut. */
+static void test_session_user_whole_or_over_long(void **state)
+{
+	char name[AUDIT_USER_MAX + 2];
+	struct audit_session s;
+
+	(void)state;
+	memset(name, 'a', sizeof(name) - 1);
+	name[AUDIT_USER_MAX] = '\0';
+	audit_session_init(&s, name, NULL);
+	assert_string_equal(s.user, name);
+	name[AUDIT_USER_MAX] = 'a';
+	name[AUDIT_USER_MAX + 1] = '\0';
+	audit_session_init(&s, name, NULL);
+	assert_string_equal(s.user, "(over-long)");
+}
+
 static void test_record_is_capped(void **state)
 {
 	char big[8192];
@@ -303,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_session_from_connection),
 		cmocka_unit_test(test_session_refuses_bad_connection),
 		cmocka_unit_test(test_claimed_session_marked),
+		cmocka_unit_test(test_session_user_whole_or_over_long),
 		cmocka_unit_test(test_record_is_capped),
 		cmocka_unit_test(test_emit_routes_to_writer),
 		cmocka_unit_test(test_invalid_key_is_replaced),

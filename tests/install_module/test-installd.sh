@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..72"
+echo "1..73"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" --help 2>/dev/null)
@@ -117,6 +117,17 @@ printf '%s' "$out" | grep -q 'ptmod: .*maintainer' && printf '%s' "$out" | grep 
 	printf '%s' "$out" | grep -q 'install.*ptmod-1.2.1.tar.bz2' && ok "list: allowed modules, pending uploads, own releases" || not_ok "list: $out"
 out=$(client ptinst-n list ptmod 2>&1)
 printf '%s' "$out" | grep -q '1.10.0 .*1.10/ptmod-1.10.0.tar.zst' && ok "list MODULE: its versions" || not_ok "list ptmod: $out"
+
+# A name longer than postern serves (NAME_USER_MAX, 32 bytes) is refused
+# before anything is sent, never cut to one it does serve.
+# (useradd refuses such a name, so it is written into the private /etc.)
+long=ptinst-long-$(printf '%021d' 0)
+uid=$(acct_free_uid 61000)
+echo "$long:x:$uid:$uid::/nonexistent:/bin/sh" >>/etc/passwd
+echo "$long:x:$uid:" >>/etc/group
+out=$(client "$long" list 2>&1)
+[ $? = 69 ] && [ "$out" = "list: the user name of uid $uid is longer than 32 bytes, which postern does not serve (tell an administrator)" ] &&
+	ok "a 33-byte user name: the client refuses, and says why" || not_ok "33-byte user name: $out"
 
 # --- delete-own ---------------------------------------------------------------
 out=$(client ptinst-m delete-own ptmod-1.3.tar.xz 2>&1)

@@ -171,6 +171,25 @@ static void test_ledger_round_trip(void **state)
 	assert_false(ledger_format(&r, line, sizeof(line)));
 }
 
+/* A ledger line naming a user longer than any valid one is refused, not cut. */
+static void test_ledger_user_fits_or_is_refused(void **state)
+{
+	char name[NAME_USER_MAX + 2];
+	char line[LEDGER_LINE_MAX];
+	struct ledger_record r;
+
+	(void)state;
+	memset(name, 'a', sizeof(name) - 1);
+	name[NAME_USER_MAX] = '\0';
+	snprintf(line, sizeof(line), "time=2026-12-03T06:40:00Z op=install user=%s file=gtk-4.tar.xz", name);
+	assert_true(ledger_parse(line, &r));
+	assert_string_equal(r.user, name);
+	name[NAME_USER_MAX] = 'a';
+	name[NAME_USER_MAX + 1] = '\0';
+	snprintf(line, sizeof(line), "time=2026-12-03T06:40:00Z op=install user=%s file=gtk-4.tar.xz", name);
+	assert_false(ledger_parse(line, &r));
+}
+
 static void put(int dir, const char *path, const char *text)
 {
 	int fd = openat(dir, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -283,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_wire_refusals),
 		cmocka_unit_test(test_wire_signature),
 		cmocka_unit_test(test_ledger_round_trip),
+		cmocka_unit_test(test_ledger_user_fits_or_is_refused),
 		cmocka_unit_test(test_reindex),
 		cmocka_unit_test(test_release_mail),
 	};
