@@ -18,7 +18,7 @@
 
 int main(int argc, char **argv)
 {
-	const struct policy_limits lim = { 2ULL << 30, 8ULL << 30, 200000, 100, 600, 0 };
+	const struct upload_limits lim = { 2ULL << 30, 8ULL << 30, 200000, 100, 600, 0 };
 	struct timespec t0, t1;
 	struct release_name rn;
 	struct tarball_expect x;

@@ -31,7 +31,7 @@ static const char *last_component(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
-static int open_upload(const char *path, const struct policy_limits *lim, struct pst_err *e)
+static int open_upload(const char *path, const struct upload_limits *lim, struct pst_err *e)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -53,7 +53,7 @@ static int open_upload(const char *path, const struct policy_limits *lim, struct
 }
 
 /* The daemon's pass (SHA-256) then the checker's rules, over the same open file. */
-static int check_open_upload(struct release_file *f, int fd, const struct policy_limits *lim,
+static int check_open_upload(struct release_file *f, int fd, const struct upload_limits *lim,
 			     struct pst_err *e)
 {
 	struct tarball_expect expect = { .module = f->rn.module, .version = f->rn.version,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "audit_delivery.h"
+#include "upload_limits.h"
 #include "errmsg.h"
 
 struct policy;
@@ -37,15 +38,6 @@ enum policy_signature {
 	POLICY_SIGNATURE_REQUIRED,    /* no valid signature, no release */
 };
 
-struct policy_limits {
-	uint64_t max_compressed;     /* bytes, default 2 GiB */
-	uint64_t max_uncompressed;   /* bytes, default 8 GiB */
-	uint64_t max_members;        /* default 200000 */
-	unsigned max_ratio;          /* uncompressed:compressed, default 100 */
-	unsigned time_limit;         /* seconds per install, default 600 */
-	uint64_t check_memory;       /* address space of the checker, bytes, default 512 MiB */
-};
-
 /* Scalar settings; every string is owned by the policy, NULL when unset. */
 struct policy_settings {
 	const char *incoming;        /* paths.incoming */
@@ -55,7 +47,7 @@ struct policy_settings {
 	const char *logins;          /* paths.logins: pam_postern's login proofs */
 	const char *doap_modules;    /* generated DOAP module file, or NULL */
 	const char *const *doap_sources;   /* directories/files for import-doap, or NULL */
-	struct policy_limits limits;
+	struct upload_limits limits;
 	unsigned delete_window;      /* seconds, default 86400 */
 	unsigned mirror_sync_interval;   /* seconds between mirror_sync runs, default 300 */
 	const char *const *hook_doap_change;    /* argv, NULL-terminated, or NULL */

@@ -134,7 +134,7 @@ static int read_limits(struct schema_ctx *c, const struct ynode *v, void *t)
 		{ "time_limit", read_time_limit },
 		{ "check_memory", read_check_memory },
 	};
-	const struct policy_limits *l = &STRUCT_OF(t)->limits;
+	const struct upload_limits *l = &STRUCT_OF(t)->limits;
 	int rc = schema_walk(c, v, "limits", keys, sizeof(keys) / sizeof(keys[0]), t);
 
 	if (rc == 0 && l->max_uncompressed < l->max_compressed)

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "errmsg.h"
-#include "policy.h"
+#include "upload_limits.h"
 #include "release_name.h"
 #include "release_news.h"
 #include "text.h"
@@ -69,7 +69,7 @@ struct check_request {
 	char module[NAME_MODULE_MAX + 1];
 	char version[RELEASE_VERSION_MAX + 1];
 	enum release_compression compression;
-	struct policy_limits limits;
+	struct upload_limits limits;
 };
 
 enum check_outcome {

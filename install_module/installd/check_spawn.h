@@ -52,7 +52,7 @@ int check_spawn_run(const char *socket_path, int staging_fd, const struct check_
  */
 
 int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
-		       const struct policy_limits *limits, uint64_t size,
+		       const struct upload_limits *limits, uint64_t size,
 		       const struct check_signature *sig, struct check_verdict *v,
 		       struct pst_err *e);
 

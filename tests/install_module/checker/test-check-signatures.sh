@@ -19,7 +19,7 @@ export GNUPGHOME="$W/gnupg"
 mkdir -m 0700 "$GNUPGHOME"
 cleanup() { gpgconf --kill all >/dev/null 2>&1; rm -rf "$W"; }
 trap cleanup EXIT
-. "$(dirname "$0")/../common/tap.sh"
+. "$(dirname "$0")/../../common/tap.sh"
 
 echo "1..21"
 

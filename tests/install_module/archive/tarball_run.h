@@ -24,7 +24,7 @@ struct run {
 };
 
 /* The default caps: 2 GiB, 8 GiB, 200,000 members, 100:1, 600 s. */
-extern const struct policy_limits run_defaults;
+extern const struct upload_limits run_defaults;
 
 /* Check upload (consumed) as demo-1.0.tar.xz; only rc, res and e are set. */
 void check_fd(int upload, struct run *r);

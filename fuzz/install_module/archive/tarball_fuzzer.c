@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const struct policy_limits limits = {
+static const struct upload_limits limits = {
 	.max_compressed = 1 << 20,
 	.max_uncompressed = 8 << 20,
 	.max_members = 1000,

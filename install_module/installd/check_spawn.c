@@ -171,7 +171,7 @@ static int signer_check(const struct check_request *req, const struct check_verd
 }
 
 int check_spawn_upload(const char *socket_path, int staging_fd, const struct release_name *rn,
-		       const struct policy_limits *limits, uint64_t size,
+		       const struct upload_limits *limits, uint64_t size,
 		       const struct check_signature *sig, struct check_verdict *v,
 		       struct pst_err *e)
 {

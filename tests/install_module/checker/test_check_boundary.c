@@ -41,7 +41,7 @@ static const char *checker;
 #define TEST_CHECK_MEMORY (512ull << 20)
 #endif
 
-static const struct policy_limits limits = {
+static const struct upload_limits limits = {
 	.max_compressed = 1 << 20, .max_uncompressed = 8 << 20, .max_members = 1000,
 	.max_ratio = 100, .time_limit = 60, .check_memory = TEST_CHECK_MEMORY,
 };

@@ -212,7 +212,7 @@ static bool prepare_signature(struct install_job *j)
  */
 static int run_checker(struct install_job *j, int staging, struct pst_err *e)
 {
-	const struct policy_limits *lim = &j->d->set->limits;
+	const struct upload_limits *lim = &j->d->set->limits;
 	struct check_signature cs = { CHECK_SIG_NONE, -1, -1 };
 	int rc;
 
@@ -251,7 +251,7 @@ static bool upload_unchanged(const struct install_job *j)
 /* Copy the upload into an anonymous staging file and have that checked; returns its fd or -1. */
 static int check_content(struct install_job *j)
 {
-	const struct policy_limits *lim = &j->d->set->limits;
+	const struct upload_limits *lim = &j->d->set->limits;
 	struct pst_err e;
 	int staging;
 	int rc;

@@ -33,7 +33,7 @@ enter_fixture() {
 	write_config
 }
 
-. "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common/tap.sh"
 TAP_CHECK_QUIET=1
 
 setup_users() {

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "errmsg.h"
-#include "policy.h"
+#include "upload_limits.h"
 #include "release_name.h"
 #include "release_news.h"
 
@@ -49,7 +49,7 @@ struct tarball_expect {
 	enum release_compression compression;
 	/* every field but check_memory must be non-zero; check_memory is the
 	 * RLIMIT_AS the caller set (0: none), named when memory runs out */
-	const struct policy_limits *limits;
+	const struct upload_limits *limits;
 };
 
 struct tarball_result {

@@ -98,7 +98,7 @@ static int fail(struct scan *s, int errnum, const char *fmt, ...)
  */
 static int memory_failed(struct scan *s)
 {
-	const struct policy_limits *lim = s->expect->limits;
+	const struct upload_limits *lim = s->expect->limits;
 
 	if (lim->check_memory == 0)
 		return fail(s, ENOMEM, "out of memory while reading the archive");
@@ -156,7 +156,7 @@ static void tee_write(struct scan *s, enum tarball_tee layer, const void *buf, s
 /* Read the next piece of the upload; 0 at its end. */
 static ssize_t upload_chunk(struct scan *s)
 {
-	const struct policy_limits *lim = s->expect->limits;
+	const struct upload_limits *lim = s->expect->limits;
 	ssize_t n;
 	int rc;
 
@@ -192,7 +192,7 @@ static la_ssize_t upload_read(struct archive *a, void *data, const void **buf)
 
 static int uncompressed_caps_check(struct scan *s)
 {
-	const struct policy_limits *lim = s->expect->limits;
+	const struct upload_limits *lim = s->expect->limits;
 	uint64_t u = s->out->uncompressed_size, c = s->out->compressed_size;
 
 	if (u > lim->max_uncompressed)
@@ -512,7 +512,7 @@ static int trailing_scan(struct scan *s)
 
 static int scan_setup(struct scan *s, const struct tarball_expect *expect)
 {
-	const struct policy_limits *lim = expect->limits;
+	const struct upload_limits *lim = expect->limits;
 	int n;
 
 	if (lim == NULL || lim->max_compressed == 0 || lim->max_uncompressed == 0 ||

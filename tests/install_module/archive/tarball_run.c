@@ -5,7 +5,7 @@
 
 #include "tarball_maker.h"
 
-const struct policy_limits run_defaults = {
+const struct upload_limits run_defaults = {
 	.max_compressed = 2ULL << 30,
 	.max_uncompressed = 8ULL << 30,
 	.max_members = 200000,

@@ -32,7 +32,7 @@ static void run_free(struct run *r)
 
 /* Build spec, check it as demo-1.0.<c>, and verify the upload was left alone. */
 static void run_check(const struct maker_spec *spec, enum release_compression c,
-		      const struct policy_limits *lim, struct run *r)
+		      const struct upload_limits *lim, struct run *r)
 {
 	struct tarball_expect x = { "demo", "1.0", c, lim != NULL ? lim : &run_defaults };
 	int upload = maker_build(spec);
@@ -50,7 +50,7 @@ static void run_check(const struct maker_spec *spec, enum release_compression c,
 }
 
 static void expect_refused(const struct maker_spec *spec, enum release_compression c,
-			   const struct policy_limits *lim, int rc, const char *why)
+			   const struct upload_limits *lim, int rc, const char *why)
 {
 	struct run r;
 
@@ -61,7 +61,7 @@ static void expect_refused(const struct maker_spec *spec, enum release_compressi
 }
 
 static void expect_accepted(const struct maker_spec *spec, enum release_compression c,
-			    const struct policy_limits *lim, struct run *r)
+			    const struct upload_limits *lim, struct run *r)
 {
 	run_check(spec, c, lim, r);
 	if (r->rc != 0)
@@ -344,7 +344,7 @@ static void test_caps(void **state)
 	struct maker_spec spec_many = { many, N(many), 0, 0, { ARCHIVE_FILTER_XZ } };
 	struct maker_spec spec_big = { big, N(big), 0, 0, { ARCHIVE_FILTER_XZ } };
 	struct maker_spec spec_half = { half, N(half), 0, 0, { ARCHIVE_FILTER_XZ } };
-	struct policy_limits lim = run_defaults;
+	struct upload_limits lim = run_defaults;
 	struct run r;
 
 	(void)state;
@@ -374,7 +374,7 @@ static void test_caps(void **state)
 static void test_limits_must_be_set(void **state)
 {
 	struct maker_spec spec = { small, N(small), 0, 0, { ARCHIVE_FILTER_XZ } };
-	struct policy_limits lim = run_defaults;
+	struct upload_limits lim = run_defaults;
 
 	(void)state;
 	lim.time_limit = 0;
@@ -406,7 +406,7 @@ static void *trickle_write(void *arg)
 static void test_time_limit(void **state)
 {
 	struct maker_spec spec = { small, N(small), 0, 0, { ARCHIVE_FILTER_XZ } };
-	struct policy_limits lim = run_defaults;
+	struct upload_limits lim = run_defaults;
 	struct tarball_expect x = { "demo", "1.0", RELEASE_XZ, &lim };
 	struct tarball_result res;
 	struct trickle t;

@@ -23,7 +23,7 @@
 #include "check_spawn.h"
 #include "upload_stage.h"
 
-static const struct policy_limits limits = {
+static const struct upload_limits limits = {
 	.max_compressed = 1ull << 30, .max_uncompressed = 4ull << 30, .max_members = 100000,
 	.max_ratio = 1000, .time_limit = 120,
 #if defined(__SANITIZE_ADDRESS__)
