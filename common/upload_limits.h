@@ -7,6 +7,8 @@
 #ifndef POSTERN_UPLOAD_LIMITS_H
 #define POSTERN_UPLOAD_LIMITS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct upload_limits {
@@ -17,5 +19,17 @@ struct upload_limits {
 	unsigned time_limit;         /* seconds per install, default 600 */
 	uint64_t check_memory;       /* address space of the checker, bytes, default 512 MiB */
 };
+
+/*
+ * Whether every cap the archive rules enforce is set (non-zero): the one
+ * test of a limits struct, for the archive rules and the checker's request
+ * parser alike. check_memory may be 0 (postern-client's local check runs
+ * without a memory limit); the checker's request requires it too.
+ */
+static inline bool upload_limits_caps_set(const struct upload_limits *l)
+{
+	return l != NULL && l->max_compressed != 0 && l->max_uncompressed != 0 &&
+	       l->max_members != 0 && l->max_ratio != 0 && l->time_limit != 0;
+}
 
 #endif

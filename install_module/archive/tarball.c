@@ -10,8 +10,8 @@
  *            upload layer; it yields the decompressed tar stream and tells
  *            which compression the file really uses;
  *   tar      a second libarchive reader, tar format, no filters, fed by
- *            the stream layer; it walks the members, which are checked by
- *            tarball_member_check() plus the whole-archive symlink rules.
+ *            the stream layer; it walks the members, which the member rules
+ *            (member_rules.h) judge one by one against the earlier ones.
  * Splitting decompression from tar parsing is what lets us measure the
  * data after the end-of-archive, and lets a signature verifier be fed
  * either layer's bytes (expect->tee) as they pass, without a second read: the tar reader reports where it stopped,
@@ -23,14 +23,13 @@
  * MUST NOT: extract, follow or open any member, or write anything: this
  * runs inside postern-check's sandbox, which would kill it for trying.
  */
-#define _GNU_SOURCE /* tdestroy(), uselocale() */
+#define _GNU_SOURCE /* uselocale() */
 #include "tarball.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <locale.h>
-#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +39,7 @@
 
 #include "release_news.h"
 #include "tarball_global.h"
+#include "member_rules.h"
 #include "tarball_names.h"
 #include "text.h"
 
@@ -65,7 +65,6 @@ struct scan {
 	/* stream and tar layers */
 	struct archive *stream;
 	struct archive *tar;
-	void *symlinks;                  /* tsearch() tree of symlink member names */
 	struct tarball_names *names;     /* the folded namespace (tarball_names.h) */
 	struct tar_global_scan global;   /* what GNU tar would take for pax global headers */
 	locale_t utf8, saved_locale;
@@ -348,52 +347,6 @@ static enum tarball_member_kind member_kind(struct archive_entry *entry)
 	}
 }
 
-static int symlink_name_compare(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/*
- * Whole-archive symlink rule: path (and, when whole, path itself) must not
- * lie under a symlink member seen earlier, or a later member could be
- * written, or a hard link made, through it.
- */
-static int under_symlink_check(struct scan *s, const char *member, const char *path, bool whole)
-{
-	char buf[4096 + 2];
-	size_t i, len = strlen(path);
-
-	if (s->symlinks == NULL)
-		return 0;
-	if (!str_copy(buf, sizeof(buf), path))
-		return fail(s, EBADMSG, "a member name is too long");
-	for (i = 0; i <= len; i++) {
-		if (buf[i] != '/' && !(whole && buf[i] == '\0'))
-			continue;
-		buf[i] = '\0';
-		if (tfind(buf, &s->symlinks, symlink_name_compare) != NULL)
-			return fail(s, EBADMSG, "member %s: %s goes through the symlink %s (a symlink "
-				    "may not stand for a directory or a file of the archive)",
-				    member, path, buf);
-		buf[i] = path[i];
-	}
-	return 0;
-}
-
-static int symlink_remember(struct scan *s, const char *name)
-{
-	size_t len = strlen(name);
-	char *copy = strndup(name, len > 0 && name[len - 1] == '/' ? len - 1 : len);
-	char **node;
-
-	if (copy == NULL)
-		return fail(s, ENOMEM, "out of memory");
-	node = tsearch(copy, &s->symlinks, symlink_name_compare);
-	if (node == NULL || *node != copy)
-		free(copy);
-	return node == NULL ? fail(s, ENOMEM, "out of memory") : 0;
-}
-
 static int news_read(struct scan *s)
 {
 	char buf[RELEASE_NEWS_MAX];
@@ -421,38 +374,41 @@ static const char *entry_name(struct archive_entry *entry)
 	return name != NULL ? name : archive_entry_pathname_utf8(entry);
 }
 
+/* The header rules, then the earlier members' rules; a refusal fails the scan. */
+static int member_allowed(struct scan *s, struct member_facts *f)
+{
+	struct decision d;
+	int rc;
+
+	if (!member_rules_check(MEMBER_STAGE_HEADER, f, &d))
+		return fail(s, EBADMSG, "%s", d.reason);
+	rc = tarball_names_look(s->names, f->name, f->kind, f->linkname, &f->seen);
+	if (rc == -ENOMEM)
+		return fail(s, ENOMEM, "out of memory");
+	if (rc < 0)
+		return fail(s, EBADMSG, "a member name cannot be compared with the others "
+			    "(it is not UTF-8)");
+	if (!member_rules_check(MEMBER_STAGE_EARLIER, f, &d))
+		return fail(s, EBADMSG, "%s", d.reason);
+	if (tarball_names_remember(s->names, f->name, f->kind) < 0)
+		return fail(s, ENOMEM, "out of memory");
+	return 0;
+}
+
 static int member_scan(struct scan *s, struct archive_entry *entry)
 {
-	enum tarball_member_kind kind = member_kind(entry);
-	const char *name = entry_name(entry), *link = NULL;
+	struct member_facts f = { .name = entry_name(entry), .kind = member_kind(entry),
+				  .perm = (unsigned)archive_entry_perm(entry), .top = s->top };
 	char news[TOP_MAX + 8];
-	struct pst_err why;
 
-	if (kind == TARBALL_MEMBER_HARDLINK)
-		link = archive_entry_hardlink(entry);
-	else if (kind == TARBALL_MEMBER_SYMLINK)
-		link = archive_entry_symlink(entry);
-	if (name == NULL)
-		return fail(s, EBADMSG, "a member has no usable name");
-	if (!tarball_member_check(name, kind, link, s->expect->module, s->expect->version, &why) ||
-	    !tarball_member_mode_check(name, kind, archive_entry_perm(entry), &why))
-		return fail(s, EBADMSG, "%s", why.msg);
-	if (under_symlink_check(s, name, name, false) < 0)
+	if (f.kind == TARBALL_MEMBER_HARDLINK)
+		f.linkname = archive_entry_hardlink(entry);
+	else if (f.kind == TARBALL_MEMBER_SYMLINK)
+		f.linkname = archive_entry_symlink(entry);
+	if (member_allowed(s, &f) < 0)
 		return s->rc;
-	if (kind == TARBALL_MEMBER_HARDLINK && under_symlink_check(s, name, link, true) < 0)
-		return s->rc;
-	switch (tarball_names_add(s->names, name, kind, link, &why)) {
-	case 0:
-		break;
-	case -ENOMEM:
-		return fail(s, ENOMEM, "out of memory");
-	default:
-		return fail(s, EBADMSG, "%s", why.msg);
-	}
-	if (kind == TARBALL_MEMBER_SYMLINK)
-		return symlink_remember(s, name);
 	snprintf(news, sizeof(news), "%s/NEWS", s->top);
-	if (kind == TARBALL_MEMBER_FILE && strcmp(name, news) == 0)
+	if (f.kind == TARBALL_MEMBER_FILE && strcmp(f.name, news) == 0)
 		return news_read(s);
 	return 0;
 }
@@ -515,8 +471,7 @@ static int scan_setup(struct scan *s, const struct tarball_expect *expect)
 	const struct upload_limits *lim = expect->limits;
 	int n;
 
-	if (lim == NULL || lim->max_compressed == 0 || lim->max_uncompressed == 0 ||
-	    lim->max_members == 0 || lim->max_ratio == 0 || lim->time_limit == 0)
+	if (!upload_limits_caps_set(lim))
 		return fail(s, EINVAL, "internal error: tarball limits are not set");
 	n = snprintf(s->top, sizeof(s->top), "%s-%s", expect->module, expect->version);
 	if (n < 0 || (size_t)n >= sizeof(s->top))
@@ -546,7 +501,6 @@ static void scan_free(struct scan *s)
 		archive_read_free(s->tar);
 	if (s->stream != NULL)
 		archive_read_free(s->stream);
-	tdestroy(s->symlinks, free);
 	tarball_names_free(s->names);
 	if (s->utf8 != (locale_t)0) {
 		uselocale(s->saved_locale);

@@ -98,33 +98,10 @@ enum tarball_member_kind {
 /*
  * A member name (or a part of one, len bytes) as a refusal may quote it:
  * printable (common/text_show.h, unprintable bytes as '?') and at most
- * TARBALL_SHOWN_MAX bytes, "..." when cut. Returns buf.
+ * TARBALL_SHOWN_MAX bytes, "..." when cut. Returns buf. (member_rules.c)
  */
 const char *tarball_shown(const char *s, size_t len, char buf[TARBALL_SHOWN_SIZE]);
 
-/*
- * The per-member rule, a pure function (also the fuzz target):
- *   - name is "<module>-<version>" or starts with "<module>-<version>/";
- *     the top entry itself must be a directory;
- *   - no absolute name, no empty, "." or ".." component, no control
- *     characters, valid UTF-8, at most 4096 bytes;
- *   - only files, directories, symlinks and hard links;
- *   - a hard link's target obeys the same name rules;
- *   - a symlink's target is relative, its ".." components all come first,
- *     and resolved from the link's directory it stays inside the top
- *     directory. (".." only first: after a component that may itself be a
- *     symlink, ".." would climb from wherever that symlink points.)
- * Returns true when allowed; false with why filled ("member foo-1.0/../x:
- * '..' components are not allowed") otherwise. linkname is ignored (may be
- * NULL) for other kinds.
- *
- * tarball_check() adds the rules that need the whole archive: no
- * member lies under an earlier symlink member, and no hard link points to
- * one or under one (a hard link to a symlink would move its relative
- * target to another directory); and no pax global header sets a path
- * (tarball_global.h).
- */
-bool tarball_member_check(const char *name, enum tarball_member_kind kind, const char *linkname,
-			  const char *module, const char *version, struct pst_err *why);
+/* Which member may be in a release is the member rules' (member_rules.h). */
 
 #endif

@@ -33,31 +33,25 @@
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
 #endif
 
-static int limit(int resource, rlim_t value, const char *name, struct pst_err *e)
+int check_rlimits_set(const struct check_confinement *c, rlim_t nofile, struct pst_err *e)
 {
-	const struct rlimit r = { value, value };
+	const struct { int resource; rlim_t value; const char *name; } l[] = {
+		{ RLIMIT_AS, (rlim_t)c->memory, "RLIMIT_AS" },
+		{ RLIMIT_CPU, (rlim_t)c->cpu_seconds, "RLIMIT_CPU" },
+		{ RLIMIT_FSIZE, 0, "RLIMIT_FSIZE" },
+		{ RLIMIT_NOFILE, nofile, "RLIMIT_NOFILE" },
+		{ RLIMIT_NPROC, 0, "RLIMIT_NPROC" },
+		{ RLIMIT_CORE, 0, "RLIMIT_CORE" },
+	};
+	struct rlimit r;
+	size_t i;
 
-	if (setrlimit(resource, &r) != 0)
-		return pst_fail(e, errno, "cannot set %s: %s", name, strerror(errno));
+	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+		r.rlim_cur = r.rlim_max = l[i].value;
+		if (setrlimit(l[i].resource, &r) != 0)
+			return pst_fail(e, errno, "cannot set %s: %s", l[i].name, strerror(errno));
+	}
 	return 0;
-}
-
-static int limits_set(const struct check_confinement *c, struct pst_err *e)
-{
-	int rc = limit(RLIMIT_AS, (rlim_t)c->memory, "RLIMIT_AS", e);
-
-	if (rc == 0)
-		rc = limit(RLIMIT_CPU, (rlim_t)c->cpu_seconds, "RLIMIT_CPU", e);
-	if (rc == 0)
-		rc = limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", e);
-	if (rc == 0)
-		rc = limit(RLIMIT_NOFILE, c->verifier ? CHECK_NOFILE_VERIFIER : CHECK_NOFILE,
-			   "RLIMIT_NOFILE", e);
-	if (rc == 0)
-		rc = limit(RLIMIT_NPROC, 0, "RLIMIT_NPROC", e);
-	if (rc == 0)
-		rc = limit(RLIMIT_CORE, 0, "RLIMIT_CORE", e);
-	return rc;
 }
 
 uint64_t check_landlock_all_fs(int abi)
@@ -177,7 +171,7 @@ int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, st
 	if (rc == 0)
 		rc = landlock_deny_all(landlock_abi, e);
 	if (rc == 0)
-		rc = limits_set(c, e);
+		rc = check_rlimits_set(c, c->verifier ? CHECK_NOFILE_VERIFIER : CHECK_NOFILE, e);
 	if (rc == 0)
 		rc = seccomp_enter(c->verifier, e);
 	return rc;

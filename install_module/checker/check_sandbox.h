@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "errmsg.h"
 
@@ -31,6 +32,14 @@ struct check_confinement {
 	 * bytes to it, reading its output, closing the first and reaping it */
 	bool verifier;
 };
+
+/*
+ * The resource limits of a confined process, soft and hard alike: c's
+ * memory and CPU time, nofile descriptors, and no file writes, children or
+ * core dumps. The checker and the verifier it starts both take them from
+ * here. Returns 0 or -errno with e filled.
+ */
+int check_rlimits_set(const struct check_confinement *c, rlim_t nofile, struct pst_err *e);
 
 /* The kernel's Landlock ABI version, 0 when it has none (or it is disabled). */
 int check_landlock_abi(void);

@@ -124,24 +124,6 @@ static int verifier_landlock(void)
 	return rc;
 }
 
-static int verifier_limits(const struct check_confinement *c)
-{
-	const struct { int resource; rlim_t value; } l[] = {
-		{ RLIMIT_AS, (rlim_t)c->memory }, { RLIMIT_CPU, c->cpu_seconds },
-		{ RLIMIT_FSIZE, 0 }, { RLIMIT_NOFILE, VERIFIER_NOFILE }, { RLIMIT_NPROC, 0 },
-		{ RLIMIT_CORE, 0 },
-	};
-	struct rlimit r;
-	size_t i;
-
-	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
-		r.rlim_cur = r.rlim_max = l[i].value;
-		if (setrlimit(l[i].resource, &r) != 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* fds[i] becomes fd i: first all above the targets, then into place, so none is clobbered. */
 static int fds_place(int *fds, int n)
 {
@@ -174,7 +156,7 @@ static void verifier_exec(int *fds, const struct check_confinement *c)
 	    sigprocmask(SIG_SETMASK, &none, NULL) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || verifier_landlock() != 0 ||
-	    verifier_limits(c) != 0)
+	    check_rlimits_set(c, VERIFIER_NOFILE, NULL) != 0)
 		_exit(SIG_VERIFIER_SETUP_FAILED);
 	/* Wall-clock bound: an alarm survives execve, and its default action ends sqv. */
 	alarm(c->cpu_seconds);

@@ -65,8 +65,12 @@ static bool identify(struct installd_peer *peer, struct pst_err *e)
 		pst_fail(e, ENOENT, "uid %lu has no valid user name", (unsigned long)cred.uid);
 		return false;
 	}
-	str_copy(peer->user, sizeof(peer->user), pw.pw_name);
-	str_copy(peer->session.user, sizeof(peer->session.user), pw.pw_name);
+	if (!str_copy(peer->user, sizeof(peer->user), pw.pw_name) ||
+	    !str_copy(peer->session.user, sizeof(peer->session.user), pw.pw_name)) {
+		pst_fail(e, ENAMETOOLONG, "uid %lu has a user name longer than postern allows",
+			 (unsigned long)cred.uid);
+		return false;
+	}
 	return true;
 }
 

@@ -122,9 +122,7 @@ int check_request_parse(const unsigned char *buf, size_t len, struct check_reque
 	r->limits.max_ratio = get_u32(&c);
 	r->limits.time_limit = get_u32(&c);
 	r->limits.check_memory = get_u64(&c);
-	if (r->limits.max_compressed == 0 || r->limits.max_uncompressed == 0 ||
-	    r->limits.max_members == 0 || r->limits.max_ratio == 0 ||
-	    r->limits.time_limit == 0 || r->limits.check_memory == 0)
+	if (!upload_limits_caps_set(&r->limits) || r->limits.check_memory == 0)
 		return pst_fail(e, EBADMSG, "the request has a limit of 0");
 	sig_kind = get_u32(&c);
 	if (sig_kind > CHECK_SIG_TAR)

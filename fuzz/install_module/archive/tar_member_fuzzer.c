@@ -1,5 +1,5 @@
 /*
- * The per-member rule from any bytes. Input: one byte for the member kind,
+ * The member rules' header stage (member_rules.h) from any bytes. Input: one byte for the member kind,
  * then "<name>\0<link target>". Whatever the rule allows must be a plain
  * relative path under demo-1.0/ with no "." or ".." component, and a refusal
  * must always come with a reason.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tarball.h"
+#include "member_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,7 +29,8 @@ static bool plain_path_under_top(const char *name)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum tarball_member_kind kind;
-	struct pst_err why;
+	struct member_facts f = { .perm = 0644, .top = "demo-1.0" };
+	struct decision d;
 	char *buf, *link;
 	bool ok;
 
@@ -43,9 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size - 1] = '\0';
 	buf[size] = '\0';
 	link = buf + strlen(buf) + (strlen(buf) < size - 1 ? 1 : 0);
-	why.msg[0] = '\0';
-	ok = tarball_member_check(buf, kind, link, "demo", "1.0", &why);
-	if (!ok && why.msg[0] == '\0')
+	f.name = buf;
+	f.kind = kind;
+	f.linkname = link;
+	ok = member_rules_check(MEMBER_STAGE_HEADER, &f, &d);
+	if (!ok && (d.reason[0] == '\0' || d.rule == NULL))
 		abort();
 	if (ok && (!plain_path_under_top(buf) || kind > TARBALL_MEMBER_HARDLINK))
 		abort();

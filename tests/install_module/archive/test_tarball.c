@@ -79,17 +79,6 @@ static void refuse_members(const struct maker_member *m, size_t n, const char *w
 
 static const struct maker_member small[] = SMALL_MEMBERS;
 
-/* A refusal reaches a terminal: nothing in it may be a control (common/text_show.h). */
-static void assert_refusal_printable(const char *msg)
-{
-	char escaped[4 * PST_ERR_MAX + 1];
-
-	if (!text_printable(msg, strlen(msg))) {
-		text_safe_copy(escaped, sizeof(escaped), msg, strlen(msg), TEXT_ESCAPE);
-		fail_msg("the refusal is not printable: %s", escaped);
-	}
-}
-
 static char *news_text(unsigned lines)
 {
 	char *s = calloc(lines, 16);
@@ -431,86 +420,6 @@ static void test_time_limit(void **state)
 	free(file);
 }
 
-static const struct {
-	const char *name;
-	enum tarball_member_kind kind;
-	const char *link;
-	const char *why;             /* NULL: allowed */
-} member_table[] = {
-	{ "demo-1.0", TARBALL_MEMBER_DIR, NULL, NULL },
-	{ "demo-1.0/", TARBALL_MEMBER_DIR, NULL, NULL },
-	{ "demo-1.0/a/b/", TARBALL_MEMBER_DIR, NULL, NULL },
-	{ "demo-1.0/a/b/c", TARBALL_MEMBER_FILE, NULL, NULL },
-	{ "demo-1.0/.hidden", TARBALL_MEMBER_FILE, NULL, NULL },
-	{ "demo-1.0/...", TARBALL_MEMBER_FILE, NULL, NULL },
-	{ "demo-1.0/caf\xc3\xa9", TARBALL_MEMBER_FILE, NULL, NULL },
-	{ "demo-1.0/a/l", TARBALL_MEMBER_SYMLINK, "../b", NULL },
-	{ "demo-1.0/a/l", TARBALL_MEMBER_SYMLINK, "./../b", NULL },
-	{ "demo-1.0/a/l", TARBALL_MEMBER_SYMLINK, "..", NULL },
-	{ "demo-1.0/a/l", TARBALL_MEMBER_SYMLINK, "x/y/z", NULL },
-	{ "demo-1.0/h", TARBALL_MEMBER_HARDLINK, "demo-1.0/a/b/c", NULL },
-	{ "demo-1.0", TARBALL_MEMBER_FILE, NULL, "the top entry demo-1.0 must be a directory" },
-	{ "demo-1.0/", TARBALL_MEMBER_SYMLINK, ".", "must be a directory, not a symlink" },
-	{ "demo-1.0/s", TARBALL_MEMBER_SOCKET, NULL, "is a socket" },
-	{ "demo-1.0/u", TARBALL_MEMBER_UNKNOWN, NULL, "is of an unknown type" },
-	{ "", TARBALL_MEMBER_FILE, NULL, "its name is empty" },
-	{ "demo-1.0//x", TARBALL_MEMBER_FILE, NULL, "empty path components" },
-	{ "demo-1.0/./x", TARBALL_MEMBER_FILE, NULL, "'.' components" },
-	{ "demo-1.0/x\n", TARBALL_MEMBER_FILE, NULL, "control characters" },
-	{ "demo-1.0/x\xc2\x9b" "2J", TARBALL_MEMBER_FILE, NULL, "control characters" },
-	{ "demo-1.0/\xff", TARBALL_MEMBER_FILE, NULL, "not UTF-8" },
-	{ "demo-1.0/x\x9b" "2J", TARBALL_MEMBER_FILE, NULL, "not UTF-8" },
-	{ "demo-1.0/x\x1b[2J", TARBALL_MEMBER_FILE, NULL, "control characters" },
-	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, "", "its link target is empty" },
-	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, NULL, "its link target is empty" },
-	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, "..", "points outside" },
-	{ "demo-1.0/a/l", TARBALL_MEMBER_SYMLINK, "../..", "points outside" },
-	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, "x\x1b[2J", "control characters" },
-	{ "demo-1.0/l", TARBALL_MEMBER_SYMLINK, "x\xc2\x85" "y", "control characters" },
-	{ "demo-1.0/h", TARBALL_MEMBER_HARDLINK, "demo-1.0", NULL },
-	{ "demo-1.0/h", TARBALL_MEMBER_HARDLINK, "demo-1.0x/y", "not inside demo-1.0/" },
-	{ "DEMO-1.0/x", TARBALL_MEMBER_FILE, NULL, "not inside demo-1.0/" },
-};
-
-static void test_member_check_table(void **state)
-{
-	struct pst_err why;
-	size_t i;
-	bool ok;
-
-	(void)state;
-	for (i = 0; i < N(member_table); i++) {
-		memset(&why, 0, sizeof(why));
-		ok = tarball_member_check(member_table[i].name, member_table[i].kind,
-					  member_table[i].link, "demo", "1.0", &why);
-		if (member_table[i].why == NULL && !ok)
-			fail_msg("row %zu refused: %s", i, why.msg);
-		if (member_table[i].why != NULL &&
-		    (ok || strstr(why.msg, member_table[i].why) == NULL))
-			fail_msg("row %zu: got '%s', want '%s'", i, ok ? "allowed" : why.msg,
-				 member_table[i].why);
-		if (!ok)
-			assert_refusal_printable(why.msg);
-	}
-}
-
-static void test_member_check_long_names(void **state)
-{
-	char name[5000];
-	struct pst_err why;
-
-	(void)state;
-	memset(name, 'a', sizeof(name));
-	memcpy(name, "demo-1.0/", 9);
-	name[4096] = '\0';
-	assert_true(tarball_member_check(name, TARBALL_MEMBER_FILE, NULL, "demo", "1.0", &why));
-	name[4096] = 'a';
-	name[4097] = '\0';
-	assert_false(tarball_member_check(name, TARBALL_MEMBER_FILE, NULL, "demo", "1.0", &why));
-	assert_non_null(strstr(why.msg, "longer than 4096 bytes"));
-	assert_true(strlen(why.msg) < 400);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,8 +436,6 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_limits_must_be_set),
 		cmocka_unit_test(test_time_limit),
-		cmocka_unit_test(test_member_check_table),
-		cmocka_unit_test(test_member_check_long_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
