@@ -17,15 +17,20 @@ struct delete_rule {
 	bool (*allows)(const struct delete_facts *f, struct decision *d);
 };
 
-/* A duration for a human, in its largest whole unit ("25 hours", "59 minutes"). */
+/* A duration for a human, in its largest whole unit ("25 hours", "1 minute"). */
 static void format_span(unsigned long long secs, char *out, size_t len)
 {
-	if (secs >= 3600)
-		snprintf(out, len, "%llu hours", secs / 3600);
-	else if (secs >= 60)
-		snprintf(out, len, "%llu minutes", secs / 60);
-	else
-		snprintf(out, len, "%llu seconds", secs);
+	unsigned long long n = secs;
+	const char *unit = "second";
+
+	if (secs >= 3600) {
+		n = secs / 3600;
+		unit = "hour";
+	} else if (secs >= 60) {
+		n = secs / 60;
+		unit = "minute";
+	}
+	snprintf(out, len, "%llu %s%s", n, unit, n == 1 ? "" : "s");
 }
 
 static bool release_name(const struct delete_facts *f, struct decision *d)

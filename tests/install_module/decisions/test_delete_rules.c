@@ -61,6 +61,12 @@ static void seconds_late(struct delete_facts *f)
 	f->delete_window = 30;
 	f->installed_when = NOW - 45;
 }
+/* One of a unit is said in the singular. */
+static void one_unit_late(struct delete_facts *f)
+{
+	f->delete_window = 60;
+	f->installed_when = NOW - 61;
+}
 static void at_window(struct delete_facts *f) { f->installed_when = NOW - 86400; }
 static void team_late(struct delete_facts *f) { day_late(f); f->release_team = true; }
 
@@ -101,9 +107,11 @@ static const struct row rows[] = {
 	{ "a day late", day_late, DELETE_STAGE_LEDGER, "within_delete_window",
 	  "gtk-4.2.0.tar.xz was installed 25 hours ago; you may delete your own releases only within 24 hours of installing them (" ALTERNATIVES ")" },
 	{ "a minute late", minutes_late, DELETE_STAGE_LEDGER, "within_delete_window",
-	  "gtk-4.2.0.tar.xz was installed 1 hours ago; you may delete your own releases only within 59 minutes of installing them (" ALTERNATIVES ")" },
+	  "gtk-4.2.0.tar.xz was installed 1 hour ago; you may delete your own releases only within 59 minutes of installing them (" ALTERNATIVES ")" },
 	{ "seconds late", seconds_late, DELETE_STAGE_LEDGER, "within_delete_window",
 	  "gtk-4.2.0.tar.xz was installed 45 seconds ago; you may delete your own releases only within 30 seconds of installing them (" ALTERNATIVES ")" },
+	{ "a second late, a minute's window", one_unit_late, DELETE_STAGE_LEDGER, "within_delete_window",
+	  "gtk-4.2.0.tar.xz was installed 1 minute ago; you may delete your own releases only within 1 minute of installing them (" ALTERNATIVES ")" },
 	{ "exactly at the window", at_window, DELETE_STAGE_LEDGER, NULL, NULL },
 	{ "the release team, late", team_late, DELETE_STAGE_LEDGER, NULL, NULL },
 };
