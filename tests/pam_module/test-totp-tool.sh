@@ -42,13 +42,16 @@ check "secret length: 64 bytes for SHA512 (base32 in the record)" \
 	test "$(secret_of "$S/pttotp1" | tr -d = | wc -c)" = 104
 
 # --- enrolment that waits for the app's code
+# bash unsets NAME_PID once it reaps a coprocess that ended, which may be
+# before `wait` (set -u then stops the test): keep the pid at once.
 coproc ENR { "$CAPTURE" "$T/enroll.log" -- "$TOTP" -S "$S" enroll --format uri pttotp2 2>/dev/null; }
+enr_pid=$ENR_PID
 read -r -t 10 uri <&"${ENR[0]}"
 # The very code typed at enrolment is replayed: computing a fresh one could
 # cross a 30-second step and log in legitimately.
 enrol_code=$(oathtool --totp -b "$(echo "$uri" | uri_secret)")
 echo "$enrol_code" >&"${ENR[1]}"
-wait "$ENR_PID"
+wait "$enr_pid"
 check "enroll accepts the app's current code" test $? = 0
 check "enroll is audited with the admin and source" grep -q "event=totp_enroll user=pttotp2 .*admin=.* replaced=no source=enroll" "$T/enroll.log"
 auth pttotp pttotp2 "$enrol_code" "$KEY_A"
@@ -60,6 +63,7 @@ check "wrong codes: the message says what to do" grep -q 'nothing was written (c
 # Only the app's code answers the question: a recovery code typed there was
 # taken as a login, so one of the ten codes just shown never worked.
 coproc ENR8 { "$TOTP" -S "$S" enroll pttotp8 2>/dev/null; }
+enr8_pid=$ENR8_PID
 codes8=()
 while [ ${#codes8[@]} -lt 10 ] && read -r -t 10 line8 <&"${ENR8[0]}"; do
 	case $line8 in
@@ -69,7 +73,7 @@ while [ ${#codes8[@]} -lt 10 ] && read -r -t 10 line8 <&"${ENR8[0]}"; do
 done
 echo "${codes8[0]}" >&"${ENR8[1]}"
 oathtool --totp -b "$(echo "$uri8" | uri_secret)" >&"${ENR8[1]}"
-wait "$ENR8_PID"
+wait "$enr8_pid"
 check "enroll: a recovery code is not the app's code, the app's code then is" test $? = 0
 check "enroll: all 10 recovery codes still stored" test "$(grep -c '^recovery ' "$S/pttotp8")" = 10
 auth pttotp pttotp8 "${codes8[0]}" "$KEY_A"
