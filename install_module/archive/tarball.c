@@ -41,7 +41,6 @@
 #include "tarball_global.h"
 #include "member_rules.h"
 #include "tarball_names.h"
-#include "text.h"
 
 #define CHUNK (256 * 1024)
 
