@@ -81,29 +81,85 @@ void tlog_tiles_free(struct tlog_tiles *t)
 	}
 }
 
+/* The length of the first w entries of a bundle, or 0 when it does not hold w. */
+static size_t bundle_prefix(const unsigned char *data, size_t len, unsigned w)
+{
+	const unsigned char *entry;
+	size_t off = 0, elen;
+	unsigned n = 0;
+	bool bad = false;
+
+	while (n < w && tlog_bundle_next(data, len, &off, &entry, &elen, &bad))
+		n++;
+	return n == w && !bad ? off : 0;
+}
+
+static int fetch(tlog_read_fn *read, void *arg, int level, uint64_t index, unsigned w,
+		 unsigned char **data, size_t *len, struct pst_err *e)
+{
+	char path[TLOG_PATH_MAX];
+	size_t max = level == TLOG_TILE_ENTRIES ? (size_t)w * (2 + TLOG_ENTRY_MAX)
+						: (size_t)w * TLOG_HASH_LEN;
+
+	if (!tlog_tile_path(level, index, w, path, sizeof(path)))
+		return pst_fail(e, EINVAL, "tile %d/%llu cannot be named", level,
+				(unsigned long long)index);
+	return read(arg, path, max, data, len, e);
+}
+
+/* The bytes of the first w items of a file that must hold exactly `holds`; 0 if it does not. */
+static size_t tile_prefix(int level, const unsigned char *data, size_t len, unsigned holds,
+			  unsigned w)
+{
+	if (level != TLOG_TILE_ENTRIES)
+		return len == (size_t)holds * TLOG_HASH_LEN ? (size_t)w * TLOG_HASH_LEN : 0;
+	return bundle_prefix(data, len, holds) == len ? bundle_prefix(data, len, w) : 0;
+}
+
+int tlog_fetch_tile(tlog_read_fn *read, void *arg, int level, uint64_t index, unsigned w,
+		    unsigned char **data, size_t *len, struct pst_err *e)
+{
+	char path[TLOG_PATH_MAX];
+	unsigned holds = w;
+	size_t want;
+	int rc = fetch(read, arg, level, index, w, data, len, e);
+
+	if (rc == -ENOENT && w < TLOG_TILE_WIDTH) {
+		holds = TLOG_TILE_WIDTH;
+		rc = fetch(read, arg, level, index, holds, data, len, e);
+	}
+	if (rc < 0)
+		return rc;
+	want = tile_prefix(level, *data, *len, holds, w);
+	if (want == 0) {
+		free(*data);
+		*data = NULL;
+		tlog_tile_path(level, index, holds, path, sizeof(path));
+		return pst_fail(e, EBADMSG, "the log's %s does not hold exactly %u %s; the log "
+				"was damaged or altered", path, holds,
+				level == TLOG_TILE_ENTRIES ? "entries" : "hashes");
+	}
+	*len = want;
+	return 0;
+}
+
 /* The hashes of tile (level, index) as the log of t->size has it. */
 static int tile_hashes(struct tlog_tiles *t, unsigned level, uint64_t index,
 		       const unsigned char **out, unsigned *width, struct pst_err *e)
 {
 	unsigned w = tlog_tile_width((int)level, index, t->size);
-	char path[TLOG_PATH_MAX];
 	unsigned char *data;
 	size_t len;
 	int rc;
 
-	if (w == 0 || !tlog_tile_path((int)level, index, w, path, sizeof(path)))
+	if (w == 0)
 		return pst_fail(e, EINVAL, "the log of %llu entries has no tile %u/%llu",
 				(unsigned long long)t->size, level, (unsigned long long)index);
 	if (t->cache[level].data == NULL || t->cache[level].index != index ||
 	    t->cache[level].width != w) {
-		rc = t->read(t->arg, path, (size_t)w * TLOG_HASH_LEN, &data, &len, e);
+		rc = tlog_fetch_tile(t->read, t->arg, (int)level, index, w, &data, &len, e);
 		if (rc < 0)
 			return rc;
-		if (len != (size_t)w * TLOG_HASH_LEN) {
-			free(data);
-			return pst_fail(e, EBADMSG, "the log's %s holds %zu bytes, not the %u hashes "
-					"its checkpoint needs", path, len, w);
-		}
 		free(t->cache[level].data);
 		t->cache[level].data = data;
 		t->cache[level].index = index;

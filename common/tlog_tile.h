@@ -33,6 +33,14 @@ unsigned tlog_tile_width(int level, uint64_t index, uint64_t size);
 typedef int tlog_read_fn(void *arg, const char *path, size_t max, unsigned char **data,
 			 size_t *len, struct pst_err *e);
 
+/*
+ * Tile (level, index) of width w, as read: the partial file, or the prefix
+ * of the full tile when the partial one is gone. An entry bundle must hold
+ * exactly w well-formed entries; a hash tile exactly w hashes.
+ */
+int tlog_fetch_tile(tlog_read_fn *read, void *arg, int level, uint64_t index, unsigned w,
+		    unsigned char **data, size_t *len, struct pst_err *e);
+
 /* The tiles of a log of a given size, read through read (one tile cached per level). */
 struct tlog_tiles {
 	tlog_read_fn *read;
