@@ -1,0 +1,63 @@
+/*
+ * postern-verify: a release log read back and checked by someone who does
+ * not trust the server (docs/MIRRORS.md). A log_view is a log whose
+ * checkpoint is signed by the pinned key and whose every entry, hash tile
+ * and entry bundle agrees with that checkpoint; everything the tool says
+ * is answered from a log_view.
+ */
+#ifndef POSTERN_VERIFY_H
+#define POSTERN_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+#include "log_entry.h"
+#include "tlog_dir.h"
+#include "tlog_note.h"
+
+/* Exit codes, as the manual page lists them. */
+#define VERIFY_OK 0
+#define VERIFY_MISMATCH 1      /* a file or the mirror does not match the log */
+#define VERIFY_ERROR 2         /* usage, unreadable or damaged log, bad signature */
+#define VERIFY_FORK 3          /* the log is not an extension of the one remembered */
+
+struct log_text {
+	const unsigned char *data;
+	size_t len;
+};
+
+struct log_view {
+	struct tlog_dir dir;
+	struct tlog_vkey vkey;
+	char note[TLOG_NOTE_MAX + 1];     /* the signed checkpoint as read */
+	size_t note_len;
+	struct tlog_checkpoint cp;
+	unsigned char **bundles;          /* every entry bundle, read once */
+	size_t nbundles;
+	struct log_text *entries;         /* cp.size of them, pointing into bundles */
+};
+
+/* Reads and checks the log under log_fd against vkey; VERIFY_* code on failure. */
+int log_view_open(struct log_view *v, int log_fd, const struct tlog_vkey *vkey,
+		  struct pst_err *e);
+void log_view_close(struct log_view *v);
+
+/* Entry i parsed; false (message in e) when it is not an entry. */
+bool log_view_entry(const struct log_view *v, uint64_t i, struct log_entry *le,
+		    struct pst_err *e);
+
+/* Each file by name and SHA-256: released under this log? Prints one line per file. */
+int verify_files(const struct log_view *v, char **files, int n);
+
+/* The tree under tree_fd against the log: prints each difference. */
+int verify_mirror(const struct log_view *v, int tree_fd);
+
+/* Remembers the checkpoint in state_fd, refusing one that does not extend the last. */
+int verify_state(const struct log_view *v, int state_fd);
+
+/* The SHA-256 of everything fd reads, as lowercase hex. */
+int verify_sha256_fd(int fd, char out[65], struct pst_err *e);
+
+#endif
