@@ -51,7 +51,7 @@ static bool proved(const struct log_view *v, uint64_t i)
 	struct tlog_hash leaf;
 	bool ok;
 
-	tlog_tiles_init(&tiles, tlog_dir_read, (void *)&v->dir, v->cp.size);
+	tlog_tiles_init(&tiles, v->read, v->arg, v->cp.size);
 	tlog_leaf_hash(v->entries[i].data, v->entries[i].len, &leaf);
 	ok = tlog_prove_inclusion(tlog_tiles_node, &tiles, i, v->cp.size, &p, NULL) == 0 &&
 	     tlog_check_inclusion(i, v->cp.size, &leaf, &p, &v->cp.root);

@@ -16,7 +16,7 @@ static int read_checkpoint(struct log_view *v, struct pst_err *e)
 {
 	unsigned char *data;
 	size_t len;
-	int body, rc = tlog_dir_read(&v->dir, "checkpoint", TLOG_NOTE_MAX, &data, &len, e);
+	int body, rc = v->read(v->arg, "checkpoint", TLOG_NOTE_MAX, &data, &len, e);
 
 	if (rc < 0)
 		return VERIFY_ERROR;
@@ -54,7 +54,7 @@ static int read_entries(struct log_view *v, struct pst_err *e)
 	for (b = 0; b < v->nbundles; b++) {
 		unsigned w = tlog_tile_width(TLOG_TILE_ENTRIES, b, v->cp.size);
 
-		if (tlog_fetch_tile(tlog_dir_read, &v->dir, TLOG_TILE_ENTRIES, b, w, &v->bundles[b],
+		if (tlog_fetch_tile(v->read, v->arg, TLOG_TILE_ENTRIES, b, w, &v->bundles[b],
 				    &len, e) < 0)
 			return VERIFY_ERROR;
 		for (off = 0; tlog_bundle_next(v->bundles[b], len, &off, &entry, &elen, &bad); k++)
@@ -89,7 +89,7 @@ static int check_tiles(struct log_view *v, struct tlog_hash *leaves, struct pst_
 	uint64_t k, count;
 	int rc = VERIFY_OK;
 
-	tlog_tiles_init(&tiles, tlog_dir_read, &v->dir, v->cp.size);
+	tlog_tiles_init(&tiles, v->read, v->arg, v->cp.size);
 	for (level = 0; level < 64 && rc == VERIFY_OK; level += TLOG_TILE_HEIGHT) {
 		count = v->cp.size >> level;
 		for (k = 0; k < count && rc == VERIFY_OK; k++) {
@@ -137,14 +137,14 @@ static int check_roots(struct log_view *v, struct pst_err *e)
 	return rc;
 }
 
-int log_view_open(struct log_view *v, int log_fd, const struct tlog_vkey *vkey,
+int log_view_open(struct log_view *v, tlog_read_fn *read, void *arg, const struct tlog_vkey *vkey,
 		  struct pst_err *e)
 {
 	int rc;
 
 	memset(v, 0, sizeof(*v));
-	v->dir.fd = log_fd;
-	v->dir.rule = (struct sf_rule){.uid = SF_ANY_UID, .gid = SF_ANY_GID};
+	v->read = read;
+	v->arg = arg;
 	v->vkey = *vkey;
 	rc = read_checkpoint(v, e);
 	if (rc == VERIFY_OK)

@@ -11,17 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "http_log.h"
 #include "verify.h"
 
 static const char usage[] =
-	"usage: postern-verify --vkey FILE|KEY [--log DIR] [--state DIR] FILE...\n"
-	"       postern-verify --vkey FILE|KEY --mirror TREE [--log DIR] [--state DIR]\n"
+	"usage: postern-verify --vkey FILE|KEY --log DIR|URL [--state DIR] FILE...\n"
+	"       postern-verify --vkey FILE|KEY --mirror TREE [--log DIR|URL] [--state DIR]\n"
 	"\n"
 	"Proves each FILE (by name and SHA-256) released in the log, or with --mirror\n"
 	"that the tree holds exactly the files its log publishes.\n"
 	"\n"
 	"  --vkey FILE|KEY  the log's verifier key (<name>+<id>+<base64>), or a file holding it\n"
-	"  --log DIR        the log directory (default: TREE/log with --mirror)\n"
+	"  --log DIR|URL    the log: a directory or an http(s) URL (default: TREE/log)\n"
 	"  --state DIR      remember the checkpoint; refuse one that is not an extension\n"
 	"  --mirror TREE    check a whole mirror of the tree\n"
 	"  --help           this text\n"
@@ -106,18 +107,16 @@ static int parse(int argc, char **argv, struct options *o)
 	if (o->mirror != NULL && optind != argc)
 		return die("--mirror checks a whole tree; name no files with it");
 	if (o->log == NULL && o->mirror == NULL)
-		return die("--log DIR is required without --mirror");
-	if (o->log != NULL && strstr(o->log, "://") != NULL)
-		return die("--log %s: this version reads a local copy of the log only; fetch it "
-			   "first (rsync or wget -m of <tree>/log/)", o->log);
+		return die("--log DIR|URL is required without --mirror");
 	return VERIFY_OK;
 }
 
-static int run(struct options *o, int argc, char **argv, int log_fd, const struct tlog_vkey *k)
+static int run(struct options *o, int argc, char **argv, tlog_read_fn *read, void *arg,
+	       const struct tlog_vkey *k)
 {
 	struct log_view v;
 	struct pst_err e = {{0}};
-	int rc = log_view_open(&v, log_fd, k, &e), tree_fd, state_fd, rs;
+	int rc = log_view_open(&v, read, arg, k, &e), tree_fd, state_fd, rs;
 
 	if (rc != VERIFY_OK) {
 		printf("%s the log: %s\n", rc == VERIFY_MISMATCH ? "MISMATCH" : "ERROR", e.msg);
@@ -144,12 +143,35 @@ static int run(struct options *o, int argc, char **argv, int log_fd, const struc
 	return rc;
 }
 
+/* The log from a URL (libcurl) or a directory (read through its fd, no symlink followed). */
+static int run_on_log(struct options *o, int argc, char **argv, const struct tlog_vkey *k)
+{
+	struct tlog_dir dir = {.rule = {.uid = SF_ANY_UID, .gid = SF_ANY_GID}};
+	struct pst_err e = {{0}};
+	struct http_log *h;
+	int rc;
+
+	if (strstr(o->log, "://") != NULL) {
+		if (http_log_open(o->log, &h, &e) < 0)
+			return die("--log %s", e.msg);
+		rc = run(o, argc, argv, http_log_read, h, k);
+		http_log_close(h);
+		return rc;
+	}
+	dir.fd = open_dir(o->log, "--log");
+	if (dir.fd < 0)
+		return VERIFY_ERROR;
+	rc = run(o, argc, argv, tlog_dir_read, &dir, k);
+	close(dir.fd);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {0};
 	struct tlog_vkey k;
 	char log_path[4096];
-	int rc = parse(argc, argv, &o), log_fd;
+	int rc = parse(argc, argv, &o);
 
 	if (rc != VERIFY_OK)
 		return rc;
@@ -159,10 +181,5 @@ int main(int argc, char **argv)
 		snprintf(log_path, sizeof(log_path), "%s/log", o.mirror);
 		o.log = log_path;
 	}
-	log_fd = open_dir(o.log, "--log");
-	if (log_fd < 0)
-		return VERIFY_ERROR;
-	rc = run(&o, argc, argv, log_fd, &k);
-	close(log_fd);
-	return rc;
+	return run_on_log(&o, argc, argv, &k);
 }

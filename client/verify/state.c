@@ -49,7 +49,7 @@ static int extends(const struct log_view *v, const struct tlog_checkpoint *old, 
 		return tlog_hash_equal(&old->root, &v->cp.root)
 			       ? VERIFY_OK
 			       : fork_found(v, note, "it has the same size and another root");
-	tlog_tiles_init(&tiles, tlog_dir_read, (void *)&v->dir, v->cp.size);
+	tlog_tiles_init(&tiles, v->read, v->arg, v->cp.size);
 	ok = tlog_prove_consistency(tlog_tiles_node, &tiles, old->size, v->cp.size, &p, NULL) == 0 &&
 	     tlog_check_consistency(old->size, v->cp.size, &old->root, &v->cp.root, &p);
 	tlog_tiles_free(&tiles);

@@ -29,7 +29,8 @@ struct log_text {
 };
 
 struct log_view {
-	struct tlog_dir dir;
+	tlog_read_fn *read;               /* the log's files: a directory or a URL */
+	void *arg;
 	struct tlog_vkey vkey;
 	char note[TLOG_NOTE_MAX + 1];     /* the signed checkpoint as read */
 	size_t note_len;
@@ -39,8 +40,8 @@ struct log_view {
 	struct log_text *entries;         /* cp.size of them, pointing into bundles */
 };
 
-/* Reads and checks the log under log_fd against vkey; VERIFY_* code on failure. */
-int log_view_open(struct log_view *v, int log_fd, const struct tlog_vkey *vkey,
+/* Reads and checks the log read through read(arg) against vkey; VERIFY_* code on failure. */
+int log_view_open(struct log_view *v, tlog_read_fn *read, void *arg, const struct tlog_vkey *vkey,
 		  struct pst_err *e);
 void log_view_close(struct log_view *v);
 

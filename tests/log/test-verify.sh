@@ -93,7 +93,24 @@ expect 0 "go sumdb: consistency from 2 to 304 entries verified" \
 	go_conformance log.vkey tree/log checkpoint.2
 expect 0 "^usage: postern-verify" "$verify" --help
 expect 2 "vkey is required" "$verify" --log tree/log "$gtk"
-expect 2 "reads a local copy of the log only" "$verify" --vkey log.vkey --log https://x/log "$gtk"
+expect 2 "a log URL is http:// or https://" "$verify" --vkey log.vkey --log ftp://127.0.0.1/log "$gtk"
+
+echo "== the same over HTTP (libcurl), from a server on loopback"
+python3 -u -m http.server --bind 127.0.0.1 --directory "$tmp" 0 >http.out 2>&1 &
+http_pid=$!
+trap 'kill $http_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 50); do grep -q "port [0-9]" http.out && break; sleep 0.1; done
+port=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' http.out | head -1)
+[ -n "$port" ] || die "python3 -m http.server did not start: $(cat http.out)"
+url=http://127.0.0.1:$port
+# curl, which we did not write, sees the same checkpoint postern-verify will read.
+curl -fsS "$url/tree/log/checkpoint" | cmp - tree/log/checkpoint || die "curl read another checkpoint"
+expect 0 "^OK .*gtk-4.14.0.tar.xz: gtk 4.14.0, entry 0 of 304" \
+	"$verify" --vkey log.vkey --log "$url/tree/log/" "$gtk"
+expect 0 "^OK the mirror holds exactly the 604 files" "$verify" --vkey log.vkey --log "$url/tree/log" --mirror tree
+expect 2 "ERROR the log: .*/nothing/checkpoint: not found \\(404\\)" "$verify" --vkey log.vkey --log "$url/nothing" "$gtk"
+expect 2 "ERROR the log: .*Couldn't connect|ERROR the log: .*connect" \
+	"$verify" --vkey log.vkey --log "http://127.0.0.1:1/log" "$gtk"
 
 echo "== tamper: a tarball and its .sha256sum replaced in the tree"
 cp -a tree t1
