@@ -292,3 +292,54 @@ smoke_without_systemd() {
 	grep -q "install_ok .*ptpkg-alice" "$WORK/audit.out" || die "postern-audit --since today: no install: $(cat "$WORK/audit.out")"
 	echo "postern-audit --since today: ok"
 }
+
+# The release log's signer as installed: its own user, a key made once that
+# only it can read, and a real request through a socket started as its units
+# say, answered with a checkpoint signed by that key.
+smoke_logsign() {
+	local socket_unit=/lib/systemd/system/postern-logsign.socket
+	local service_unit=/lib/systemd/system/postern-logsign@.service
+	local listen out pid empty=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+	expect_file /usr/libexec/postern/postern-logsign
+	expect_file "$service_unit"
+	expect_mode /var/lib/postern-logsign "postern-logsign:postern-logsign 700"
+	expect_mode /var/lib/postern-logsign/key "postern-logsign:postern-logsign 600"
+	grep -Eq "^[A-Za-z0-9._-]+/log\+[0-9a-f]{8}\+A[A-Za-z0-9+/]{42}=$" /var/lib/postern-logsign/vkey ||
+		die "the log's vkey is not a signed-note key: $(cat /var/lib/postern-logsign/vkey)"
+	cp /var/lib/postern-logsign/vkey "$WORK/logsign.vkey"
+	setpriv --reuid=postern --regid=postern --clear-groups -- cat /var/lib/postern-logsign/key \
+		>/dev/null 2>&1 && die "user postern can read the log's signing key"
+	out=$(setpriv --reuid=postern-logsign --regid=postern-logsign --clear-groups -- \
+		/usr/libexec/postern/postern-logsign --keygen other/log 2>&1) &&
+		die "a second --keygen replaced the log's key: $out"
+	grep -q "a signing key exists already" <<<"$out" || die "a second --keygen said: $out"
+
+	listen=$(unit_key "$socket_unit" ListenSequentialPacket)
+	rm -f "$listen"
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		systemd-socket-activate --seqpacket --accept --inetd -l "$listen" \
+		setpriv --reuid="$(unit_key "$service_unit" User)" --regid="$(unit_key "$service_unit" Group)" \
+			--clear-groups --no-new-privs -- "$(unit_key "$service_unit" ExecStart)" \
+		>"$WORK/logsign.log" 2>&1 &
+	pid=$!
+	wait_for_socket "$listen" "$WORK/logsign.log"
+	chown "$(unit_key "$socket_unit" SocketUser):$(unit_key "$socket_unit" SocketGroup)" "$listen"
+	chmod "$(unit_key "$socket_unit" SocketMode)" "$listen"
+	out=$(setpriv --reuid=postern --regid=postern --clear-groups -- python3 - "$listen" "$empty" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.send(("postern-logsign 1\nold 0\nnew 0 %s\n" % sys.argv[2]).encode())
+s.shutdown(socket.SHUT_WR)
+print(s.recv(8192).decode(), end="")
+PY
+)
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	[ "$(head -n 1 <<<"$out")" = "ok $(cat /var/lib/postern-logsign/vkey)" ] ||
+		die "the signer did not sign the empty log: $out $(cat "$WORK/logsign.log")"
+	grep -q "^0$" <<<"$out" && grep -q "^$empty$" <<<"$out" && grep -q "^— " <<<"$out" ||
+		die "the signer's checkpoint is not the empty log's: $out"
+	expect_mode /var/lib/postern-logsign/signed "postern-logsign:postern-logsign 600"
+	echo "postern-logsign: own user, key made once and unreadable by postern, a request through its socket signed: ok"
+}
