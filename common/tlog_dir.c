@@ -176,19 +176,6 @@ static int buf_write(struct tlog_dir *d, int level, const struct level_buf *b, s
 	return 0;
 }
 
-static void subtree_root(const unsigned char *hashes, size_t n, struct tlog_hash *out)
-{
-	struct tlog_hash l, r;
-
-	if (n == 1) {
-		memcpy(out->b, hashes, TLOG_HASH_LEN);
-		return;
-	}
-	subtree_root(hashes, n / 2, &l);
-	subtree_root(hashes + (n / 2) * TLOG_HASH_LEN, n / 2, &r);
-	tlog_node_hash(&l, &r, out);
-}
-
 /* Level 0 from the entries; level L from the full tiles of level L - 1. */
 static int extend_level(struct tlog_dir *d, int level, uint64_t old_size, uint64_t new_size,
 			const struct tlog_entry *entries, const struct level_buf *below,
@@ -204,7 +191,7 @@ static int extend_level(struct tlog_dir *d, int level, uint64_t old_size, uint64
 		if (level == 0)
 			tlog_leaf_hash(entries[i - old].data, entries[i - old].len, &h);
 		else
-			subtree_root(below->data + (i * TLOG_TILE_WIDTH - below->first) * TLOG_HASH_LEN,
+			tlog_subtree_root(below->data + (i * TLOG_TILE_WIDTH - below->first) * TLOG_HASH_LEN,
 				     TLOG_TILE_WIDTH, &h);
 		rc = buf_add(&b, h.b, sizeof(h.b), false, e);
 	}

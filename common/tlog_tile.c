@@ -170,8 +170,7 @@ static int tile_hashes(struct tlog_tiles *t, unsigned level, uint64_t index,
 	return 0;
 }
 
-/* The root of n = 2^j hashes. */
-static void subtree_root(const unsigned char *hashes, uint64_t n, struct tlog_hash *out)
+void tlog_subtree_root(const unsigned char *hashes, uint64_t n, struct tlog_hash *out)
 {
 	struct tlog_hash l, r;
 
@@ -179,8 +178,8 @@ static void subtree_root(const unsigned char *hashes, uint64_t n, struct tlog_ha
 		memcpy(out->b, hashes, TLOG_HASH_LEN);
 		return;
 	}
-	subtree_root(hashes, n / 2, &l);
-	subtree_root(hashes + (n / 2) * TLOG_HASH_LEN, n / 2, &r);
+	tlog_subtree_root(hashes, n / 2, &l);
+	tlog_subtree_root(hashes + (n / 2) * TLOG_HASH_LEN, n / 2, &r);
 	tlog_node_hash(&l, &r, out);
 }
 
@@ -203,7 +202,7 @@ int tlog_tiles_node(void *tiles, unsigned level, uint64_t index, struct tlog_has
 	if ((first % TLOG_TILE_WIDTH) + n > width)
 		return pst_fail(e, EINVAL, "node %u/%llu is not complete in the log of %llu entries",
 				level, (unsigned long long)index, (unsigned long long)t->size);
-	subtree_root(hashes + (first % TLOG_TILE_WIDTH) * TLOG_HASH_LEN, n, out);
+	tlog_subtree_root(hashes + (first % TLOG_TILE_WIDTH) * TLOG_HASH_LEN, n, out);
 	return 0;
 }
 

@@ -59,6 +59,9 @@ void tlog_tiles_free(struct tlog_tiles *t);
 int tlog_tiles_node(void *tiles, unsigned level, uint64_t index, struct tlog_hash *out,
 		    struct pst_err *e);
 
+/* The root of n = 2^j consecutive hashes (32 bytes each). */
+void tlog_subtree_root(const unsigned char *hashes, uint64_t n, struct tlog_hash *out);
+
 /* The next entry of a bundle from *off; false at its end or when malformed (*bad set). */
 bool tlog_bundle_next(const unsigned char *data, size_t len, size_t *off, const unsigned char **entry,
 		      size_t *entry_len, bool *bad);

@@ -1,0 +1,35 @@
+/*
+ * The daemon's side of the release log (RELEASES.md, "The release log"):
+ * entries appended under <tree>/log with tlog_dir, each new checkpoint
+ * signed by postern-logsign over its socket, checked, then published.
+ *
+ *   open log/ (made only for a log that has never had an entry) -> verify
+ *   log/checkpoint with log/vkey -> its size must be what the caller's
+ *   state says -> write the tiles -> prove consistency old -> new -> ask
+ *   the signer -> check its note (our key, our size, our root) -> write
+ *   log/vkey (the first time) and log/checkpoint.
+ *
+ * MUST: never restart a log that vanished or does not match the caller's
+ * state; publish a checkpoint only after its tiles, and only one the
+ * signer signed with the key log/vkey names.
+ */
+#ifndef POSTERN_RELEASE_LOG_H
+#define POSTERN_RELEASE_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+#include "tlog_dir.h"
+
+/*
+ * Appends n entries to the log of tree_fd, which must hold expect_size
+ * entries now; the new size is expect_size + n. sign_socket is the signer's.
+ */
+int release_log_append(int tree_fd, const char *sign_socket, uint64_t expect_size,
+		       const struct tlog_entry *entries, size_t n, struct pst_err *e);
+
+/* The size of the log of tree_fd per its verified checkpoint (0 with no log yet). */
+int release_log_size(int tree_fd, uint64_t *size, struct pst_err *e);
+
+#endif
