@@ -89,11 +89,14 @@ static int append(int argc, char **argv)
 	struct log_entry le;
 	char *skey, body[512], note[TLOG_NOTE_MAX];
 	size_t len;
-	int i, n;
+	int i, n, rc;
 
 	if (read_file(argv[0], TLOG_SKEY_MAX + 1, &skey, &len, &e) < 0)
 		return fail("key", &e);
-	if (tlog_skey_parse(skey, strcspn(skey, "\n"), &k, &e) < 0)
+	rc = tlog_skey_parse(skey, strcspn(skey, "\n"), &k, &e);
+	explicit_bzero(skey, len);
+	free(skey);
+	if (rc < 0)
 		return fail("key", &e);
 	d.fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d.fd < 0 || current(&d, &k, &cp.size, &e) < 0)
@@ -115,6 +118,10 @@ static int append(int argc, char **argv)
 	if (n < 0 || tlog_dir_write(&d, "checkpoint", note, (size_t)n, &e) < 0)
 		return fail("checkpoint", &e);
 	tlog_skey_wipe(&k);
+	for (i = 0; i < argc - 2; i++)
+		free((void *)entries[i].data);
+	free(entries);
+	close(d.fd);
 	return 0;
 }
 
