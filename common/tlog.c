@@ -55,6 +55,22 @@ bool tlog_hash_equal(const struct tlog_hash *a, const struct tlog_hash *b)
 	return memcmp(a->b, b->b, TLOG_HASH_LEN) == 0;
 }
 
+int tlog_array_node(void *leaves, unsigned level, uint64_t index, struct tlog_hash *out,
+		    struct pst_err *e)
+{
+	const struct tlog_hash *h = leaves;
+	struct tlog_hash l, r;
+
+	if (level == 0) {
+		*out = h[index];
+		return 0;
+	}
+	tlog_array_node(leaves, level - 1, 2 * index, &l, e);
+	tlog_array_node(leaves, level - 1, 2 * index + 1, &r, e);
+	tlog_node_hash(&l, &r, out);
+	return 0;
+}
+
 /* The largest power of two below n (n >= 2). */
 static uint64_t split_point(uint64_t n)
 {

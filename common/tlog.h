@@ -34,6 +34,14 @@ void tlog_empty_hash(struct tlog_hash *out);
 typedef int tlog_node_fn(void *arg, unsigned level, uint64_t index, struct tlog_hash *out,
 			 struct pst_err *e);
 
+/*
+ * A tlog_node_fn over an array of leaf hashes held in memory (arg), for
+ * whoever has all the entries anyway: a verifier, a test's reference tree.
+ * A node costs 2^level hashes.
+ */
+int tlog_array_node(void *leaves, unsigned level, uint64_t index, struct tlog_hash *out,
+		    struct pst_err *e);
+
 /* The root of the first n leaves. */
 int tlog_tree_hash(tlog_node_fn *fn, void *arg, uint64_t n, struct tlog_hash *out,
 		   struct pst_err *e);

@@ -63,22 +63,6 @@ static int read_entries(struct log_view *v, struct pst_err *e)
 	return VERIFY_OK;
 }
 
-static int leaf_node(void *arg, unsigned level, uint64_t index, struct tlog_hash *out,
-		     struct pst_err *e)
-{
-	const struct tlog_hash *leaves = arg;
-	struct tlog_hash l, r;
-
-	if (level == 0) {
-		*out = leaves[index];
-		return 0;
-	}
-	leaf_node(arg, level - 1, 2 * index, &l, e);
-	leaf_node(arg, level - 1, 2 * index + 1, &r, e);
-	tlog_node_hash(&l, &r, out);
-	return 0;
-}
-
 /* Every hash the tiles store must be the one the entries give: no tile is taken on trust. */
 static int check_tiles(struct log_view *v, struct tlog_hash *leaves, struct pst_err *e)
 {
@@ -97,7 +81,7 @@ static int check_tiles(struct log_view *v, struct tlog_hash *leaves, struct pst_
 				rc = VERIFY_ERROR;
 				break;
 			}
-			leaf_node(leaves, level, k, &want, e);
+			tlog_array_node(leaves, level, k, &want, e);
 			if (!tlog_hash_equal(&got, &want)) {
 				tlog_tile_path((int)(level / TLOG_TILE_HEIGHT), k / TLOG_TILE_WIDTH,
 					       tlog_tile_width((int)(level / TLOG_TILE_HEIGHT),
@@ -125,7 +109,7 @@ static int check_roots(struct log_view *v, struct pst_err *e)
 		return pst_fail(e, ENOMEM, "out of memory"), VERIFY_ERROR;
 	for (i = 0; i < v->cp.size; i++)
 		tlog_leaf_hash(v->entries[i].data, v->entries[i].len, &leaves[i]);
-	tlog_tree_hash(leaf_node, leaves, v->cp.size, &root, e);
+	tlog_tree_hash(tlog_array_node, leaves, v->cp.size, &root, e);
 	if (!tlog_hash_equal(&root, &v->cp.root)) {
 		pst_fail(e, EBADMSG, "the log's entries do not hash to its signed checkpoint: "
 			 "an entry was changed, removed, added or reordered");

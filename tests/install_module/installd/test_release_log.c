@@ -204,7 +204,7 @@ static void test_signer_refusals(void **state)
 	assert_int_equal(write(fd, "\0\x02x\n\0\x02y\n\0\x02z\n", 12), 12);
 	close(fd);
 	fd = openat(f->tree_fd, "log/tile/0/000.p/3", O_WRONLY);
-	assert_int_equal(pwrite(fd, "XXXX", 4, 0), 4);
+	assert_int_equal(pwrite(fd, "\xff\xff\xff\xff", 4, 0), 4);
 	close(fd);
 	assert_true(append(f, 3, 1, &e) < 0);
 	assert_non_null(strstr(e.msg, "signer refused"));

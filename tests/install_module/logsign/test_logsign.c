@@ -28,21 +28,6 @@ struct fixture {
 	char vkey[TLOG_VKEY_MAX];
 };
 
-static int node(void *arg, unsigned level, uint64_t index, struct tlog_hash *out, struct pst_err *e)
-{
-	const struct tlog_hash *h = arg;
-	struct tlog_hash l, r;
-
-	if (level == 0) {
-		*out = h[index];
-		return 0;
-	}
-	node(arg, level - 1, 2 * index, &l, e);
-	node(arg, level - 1, 2 * index + 1, &r, e);
-	tlog_node_hash(&l, &r, out);
-	return 0;
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -89,10 +74,10 @@ static int ask(struct fixture *f, const struct tlog_hash *h, uint64_t old, uint6
 	size_t i;
 	int n;
 
-	assert_int_equal(tlog_tree_hash(node, (void *)h, size, &root, NULL), 0);
+	assert_int_equal(tlog_tree_hash(tlog_array_node, (void *)h, size, &root, NULL), 0);
 	p.n = 0;
 	if (old <= size)
-		assert_int_equal(tlog_prove_consistency(node, (void *)h, old, size, &p, NULL), 0);
+		assert_int_equal(tlog_prove_consistency(tlog_array_node, (void *)h, old, size, &p, NULL), 0);
 	tlog_hash_b64(&root, b64);
 	n = snprintf(req, sizeof(req), "postern-logsign 1\nold %llu\nnew %llu %s\n",
 		     (unsigned long long)old, (unsigned long long)size, b64);
