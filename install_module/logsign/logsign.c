@@ -13,12 +13,6 @@
 #include "tlog.h"
 #include "tlog_note.h"
 
-struct request {
-	uint64_t old, size;
-	struct tlog_hash root;
-	struct tlog_proof proof;
-};
-
 static const struct sf_new secret = {.mode = 0600, .uid = SF_ANY_UID, .gid = SF_ANY_GID};
 
 static struct sf_rule own_file(off_t max)
@@ -94,7 +88,8 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return errno == 0 && *end == '\0';
 }
 
-static int parse_request(const char *req, size_t len, struct request *r, struct pst_err *e)
+int logsign_parse_request(const char *req, size_t len, struct logsign_request *r,
+			  struct pst_err *e)
 {
 	char buf[LOGSIGN_REQUEST_MAX + 1], *line, *save = NULL, *a, *b;
 	int n = 0;
@@ -133,7 +128,7 @@ static int refuse(char *answer, size_t cap, const char *why)
 }
 
 /* Whether r extends what was signed: the decision this process exists for. */
-static bool extends(const struct tlog_checkpoint *last, const struct request *r, struct pst_err *e)
+static bool extends(const struct tlog_checkpoint *last, const struct logsign_request *r, struct pst_err *e)
 {
 	if (r->old != last->size)
 		return pst_refuse(e, "the log's checkpoint has %llu entries but this signer last "
@@ -150,7 +145,7 @@ static bool extends(const struct tlog_checkpoint *last, const struct request *r,
 	return true;
 }
 
-static int sign_and_keep(int dir_fd, const struct tlog_skey *k, const struct request *r,
+static int sign_and_keep(int dir_fd, const struct tlog_skey *k, const struct logsign_request *r,
 			 char *answer, size_t cap, struct pst_err *e)
 {
 	struct tlog_checkpoint cp = {.size = r->size, .root = r->root};
@@ -173,11 +168,11 @@ static int answer_locked(int dir_fd, const char *req, size_t len, char *answer, 
 	struct pst_err e = {{0}};
 	struct tlog_checkpoint last;
 	struct tlog_skey k;
-	struct request r;
+	struct logsign_request r;
 	char *note = NULL;
 	int rc;
 
-	if (parse_request(req, len, &r, &e) < 0)
+	if (logsign_parse_request(req, len, &r, &e) < 0)
 		return refuse(answer, cap, e.msg);
 	if (load_key(dir_fd, &k, &e) < 0)
 		return refuse(answer, cap, e.msg);

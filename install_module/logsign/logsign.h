@@ -28,6 +28,20 @@
 #define LOGSIGN_REQUEST_MAX 8192
 #define LOGSIGN_ANSWER_MAX 8192
 
+#include <stdint.h>
+
+#include "tlog.h"
+
+struct logsign_request {
+	uint64_t old, size;
+	struct tlog_hash root;
+	struct tlog_proof proof;
+};
+
+/* Parses one request (the protocol above, nothing else). */
+int logsign_parse_request(const char *req, size_t len, struct logsign_request *r,
+			  struct pst_err *e);
+
 /* Answers one request into answer (NUL-terminated); returns its length. Never fails silently. */
 int logsign_answer(int dir_fd, const char *req, size_t len, char *answer, size_t cap);
 
