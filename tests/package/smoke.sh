@@ -304,7 +304,7 @@ smoke_logsign() {
 	expect_file "$service_unit"
 	expect_mode /var/lib/postern-logsign "postern-logsign:postern-logsign 700"
 	expect_mode /var/lib/postern-logsign/key "postern-logsign:postern-logsign 600"
-	grep -Eq "^[A-Za-z0-9._-]+/log\+[0-9a-f]{8}\+A[A-Za-z0-9+/]{42}=$" /var/lib/postern-logsign/vkey ||
+	grep -Eq "^[A-Za-z0-9._-]+/log\+[0-9a-f]{8}\+A[A-Za-z0-9+/]{43}$" /var/lib/postern-logsign/vkey ||
 		die "the log's vkey is not a signed-note key: $(cat /var/lib/postern-logsign/vkey)"
 	cp /var/lib/postern-logsign/vkey "$WORK/logsign.vkey"
 	setpriv --reuid=postern --regid=postern --clear-groups -- cat /var/lib/postern-logsign/key \
