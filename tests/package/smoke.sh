@@ -325,7 +325,8 @@ smoke_logsign() {
 	wait_for_socket "$listen" "$WORK/logsign.log"
 	chown "$(unit_key "$socket_unit" SocketUser):$(unit_key "$socket_unit" SocketGroup)" "$listen"
 	chmod "$(unit_key "$socket_unit" SocketMode)" "$listen"
-	out=$(setpriv --reuid=postern --regid=postern --clear-groups -- python3 - "$listen" "$empty" <<'PY'
+	out=$(setpriv --reuid=postern --regid=postern --clear-groups -- \
+		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin python3 - "$listen" "$empty" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])
