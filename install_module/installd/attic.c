@@ -6,6 +6,7 @@
 #include "attic.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "safefile.h"
+#include "text.h"
 
 static int subdir(int parent, const char *name, struct pst_err *e)
 {
@@ -113,4 +115,23 @@ int attic_move(int from_fd, const char *name, int event_fd, struct pst_err *e)
 		return pst_fail(e, errno, "%s: moved to the attic, but syncing failed: %s", name,
 				strerror(errno));
 	return 0;
+}
+
+int attic_event_reopen(int attic_fd, const char *module, const char *rel)
+{
+	char stamp[NAME_MAX + 1];
+	size_t mlen = strlen(module);
+	int module_fd;
+	int fd;
+
+	if (strncmp(rel, "attic/", 6) != 0 || strncmp(rel + 6, module, mlen) != 0 ||
+	    rel[6 + mlen] != '/' || !str_copy(stamp, sizeof(stamp), rel + 7 + mlen) ||
+	    !sf_is_component(stamp))
+		return -EINVAL;
+	module_fd = openat(attic_fd, module, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (module_fd < 0)
+		return -errno;
+	fd = openat(module_fd, stamp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(module_fd);
+	return fd < 0 ? -errno : fd;
 }

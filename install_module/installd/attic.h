@@ -18,6 +18,12 @@ int attic_event_open(int attic_fd, const char *module, char *rel, size_t rellen,
 		     struct pst_err *e);
 
 /*
+ * Open the event directory a record names (its attic field, as
+ * attic_event_open wrote it in rel) again. -errno when it is not one.
+ */
+int attic_event_reopen(int attic_fd, const char *module, const char *rel);
+
+/*
  * Move from_fd/name into event_fd. A rename when both are on one
  * filesystem; otherwise a copy that is fsynced before the original is
  * removed, so the file exists in at least one place at every moment. The

@@ -30,8 +30,10 @@ struct installd {
 	int state_fd;      /* <state> */
 	int locks_fd;      /* <state>/locks */
 	int attic_fd;      /* <state>/attic */
+	int history_fd;    /* <state>/history: the log's size, lock, pending record, index */
 	uid_t uid;         /* the daemon's own uid: owner of everything it trusts */
 	const char *check_socket;  /* where postern-check is started, one per connection */
+	const char *log_socket;    /* where postern-logsign is started, one per connection */
 };
 
 /* Who asks, from SO_PEERCRED, and the session the client claims. */

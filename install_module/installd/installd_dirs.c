@@ -65,6 +65,7 @@ int installd_open_dirs(struct installd *d, struct pst_err *e)
 	const struct own_dir in_state[] = {
 		{ "locks", 0700, 077, false, &d->locks_fd },
 		{ "attic", 0750, 027, false, &d->attic_fd },
+		{ "history", 0750, 027, false, &d->history_fd },
 	};
 	int rc;
 
@@ -114,6 +115,8 @@ int installd_prepare_state(const char *state, uid_t uid, gid_t gid, struct pst_e
 	rc = prepare_entry(fd, "locks", S_IFDIR | 0700, uid, gid, e);
 	if (rc == 0)
 		rc = prepare_entry(fd, "attic", S_IFDIR | 0750, uid, gid, e);
+	if (rc == 0)
+		rc = prepare_entry(fd, "history", S_IFDIR | 0750, uid, gid, e);
 	if (rc == 0)
 		rc = prepare_entry(fd, "ledger", S_IFREG | 0640, uid, gid, e);
 	if (rc == 0 && fsync(fd) != 0)

@@ -3,6 +3,7 @@
  *
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
  *                    [--socket PATH | --foreground] [--check-socket PATH]
+ *                    [--log-socket PATH]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
  *   postern-installd --help
  *
@@ -17,7 +18,11 @@
  *
  * Uploads are decoded only by postern-check, another user in a sandbox,
  * reached through --check-socket (default /run/postern/check.sock, where
- * postern-check.socket starts one checker per connection).
+ * postern-check.socket starts one checker per connection). Every change
+ * is recorded in the release log, whose checkpoints only postern-logsign
+ * (another user) signs, reached through --log-socket (default
+ * /run/postern/logsign.sock, postern-logsign.socket). At start it finishes
+ * a record a crash interrupted and rebuilds a missing <state>/index.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +37,7 @@
 #include <unistd.h>
 
 #include "build_config.h"
+#include "history.h"
 #include "installd.h"
 #include "installd_setup.h"
 #include "module_lock.h"
@@ -48,6 +54,7 @@ struct options {
 	const char *user;
 	const char *socket_group;
 	const char *check_socket;
+	const char *log_socket;
 	const char *reindex;
 	bool reindex_all;
 	bool foreground;
@@ -58,7 +65,7 @@ static void usage(FILE *to, int status)
 {
 	fprintf(to,
 		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH | --foreground]\n"
-		"                        [--check-socket PATH]\n"
+		"                        [--check-socket PATH] [--log-socket PATH]\n"
 		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n"
 		"       " PROG " --help\n");
 	if (to == stdout)
@@ -87,6 +94,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "check-socket", required_argument, NULL, 'k' },
+		{ "log-socket", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -94,6 +102,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->config = POSTERN_CONFIG_FILE;
 	o->check_socket = POSTERN_CHECK_SOCKET;
+	o->log_socket = POSTERN_LOGSIGN_SOCKET;
 	while ((c = getopt_long(argc, argv, "C:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'C': o->config = optarg; break;
@@ -110,6 +119,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'f': o->foreground = true; break;
 		case 'h': usage(stdout, 0); break;
 		case 'k': o->check_socket = optarg; break;
+		case 'l': o->log_socket = optarg; break;
 		default: usage(stderr, 2);
 		}
 	}
@@ -211,6 +221,7 @@ int main(int argc, char **argv)
 	d.policy = policy;
 	d.set = policy_settings(policy);
 	d.check_socket = o.check_socket;
+	d.log_socket = o.log_socket;
 	audit_delivery_check(PROG, AUDIT_OP_READ, d.set->audit_on_failure, NULL);
 	if (serving)
 		listen_fd = open_socket(&o, d.set, uid, sock_gid);
@@ -225,6 +236,8 @@ int main(int argc, char **argv)
 	d.uid = geteuid();
 	if (installd_open_dirs(&d, &e) < 0)
 		die("directories", e.msg);
+	if (history_open(&d, &e) < 0)
+		die("the release log and the index", e.msg);
 	if (module_recover_all(&d, &e) < 0)
 		die("recovery", e.msg);
 	if (!serving) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "safefile.h"
@@ -115,39 +116,67 @@ bool ledger_signed(const struct ledger_record *r)
 	       strcmp(r->signer, "-") != 0 && r->signer[0] != '\0';
 }
 
-static int ledger_open(int state_fd, int flags, struct pst_err *e)
+static int ledger_open(int dir_fd, const char *name, int flags, struct pst_err *e)
 {
 	const struct sf_rule rule = { S_IFREG, geteuid(), SF_ANY_GID, 027, 0 };
 
-	return sf_openat(state_fd, LEDGER_NAME, flags, &rule, NULL, e);
+	return sf_openat(dir_fd, name, flags, &rule, NULL, e);
 }
 
-int ledger_append(int state_fd, const char *line, struct pst_err *e)
+/* Whether fd's last line is line: an append redone after a crash is not doubled. */
+static bool ends_with_line(int fd, const char *line)
 {
-	int fd = ledger_open(state_fd, O_WRONLY | O_APPEND | O_CREAT, e);
+	char tail[LEDGER_LINE_MAX + 1];
+	size_t len = strlen(line);
+	struct stat st;
+
+	if (len > LEDGER_LINE_MAX || fstat(fd, &st) != 0 || (size_t)st.st_size < len)
+		return false;
+	if (pread(fd, tail, len + 1, st.st_size - (off_t)len - 1) != (ssize_t)len + 1) {
+		/* the file is exactly the line */
+		return (size_t)st.st_size == len && pread(fd, tail, len, 0) == (ssize_t)len &&
+		       memcmp(tail, line, len) == 0;
+	}
+	return tail[0] == '\n' && memcmp(tail + 1, line, len) == 0;
+}
+
+int ledger_append_file(int dir_fd, const char *name, const char *line, bool once,
+		       struct pst_err *e)
+{
+	int fd = ledger_open(dir_fd, name, O_RDWR | O_APPEND | O_CREAT, e);
 	int rc;
 
 	if (fd < 0)
 		return fd;
 	rc = sf_lock(fd, true, e);
 	if (rc == 0 && fchmod(fd, 0640) != 0)
-		rc = pst_fail(e, errno, "ledger: cannot set its mode: %s", strerror(errno));
+		rc = pst_fail(e, errno, "%s: cannot set its mode: %s", name, strerror(errno));
+	if (rc == 0 && once && ends_with_line(fd, line)) {
+		close(fd);
+		return 0;
+	}
 	if (rc == 0 && sf_write_full(fd, line, strlen(line)) < 0)
-		rc = pst_fail(e, errno, "ledger: cannot append: %s", strerror(errno));
+		rc = pst_fail(e, errno, "%s: cannot append: %s", name, strerror(errno));
 	if (rc == 0 && fsync(fd) != 0)
-		rc = pst_fail(e, errno, "ledger: cannot sync: %s", strerror(errno));
+		rc = pst_fail(e, errno, "%s: cannot sync: %s", name, strerror(errno));
 	close(fd);
 	return rc;
 }
 
-int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e)
+int ledger_append(int state_fd, const char *line, struct pst_err *e)
+{
+	return ledger_append_file(state_fd, LEDGER_NAME, line, false, e);
+}
+
+int ledger_each_file(int dir_fd, const char *name, ledger_visit_fn *fn, void *arg,
+		     struct pst_err *e)
 {
 	struct ledger_record r;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	FILE *f;
-	int fd = ledger_open(state_fd, O_RDONLY, e);
+	int fd = ledger_open(dir_fd, name, O_RDONLY, e);
 
 	if (fd == -ENOENT)
 		return 0;
@@ -156,15 +185,21 @@ int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e)
 	f = fdopen(fd, "r");
 	if (f == NULL) {
 		close(fd);
-		return pst_fail(e, errno, "ledger: cannot read: %s", strerror(errno));
+		return pst_fail(e, errno, "%s: cannot read: %s", name, strerror(errno));
 	}
-	while ((n = getline(&line, &cap, f)) > 0) {
+	/* A last line without its newline is an append still being written: not yet there. */
+	while ((n = getline(&line, &cap, f)) > 0 && line[n - 1] == '\n') {
 		if ((size_t)n < LEDGER_LINE_MAX && ledger_parse(line, &r) && !fn(&r, line, arg))
 			break;
 	}
 	free(line);
 	fclose(f);
 	return 0;
+}
+
+int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e)
+{
+	return ledger_each_file(state_fd, LEDGER_NAME, fn, arg, e);
 }
 
 struct line_search {

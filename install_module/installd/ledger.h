@@ -54,9 +54,19 @@ bool ledger_parse(const char *line, struct ledger_record *r);
 /* Append line to <state>/ledger (created postern 0640), under flock, fsynced. */
 int ledger_append(int state_fd, const char *line, struct pst_err *e);
 
+/*
+ * Append line to dir_fd/name (created 0640), under flock, fsynced. With
+ * once, nothing is written when the file already ends with that line.
+ */
+int ledger_append_file(int dir_fd, const char *name, const char *line, bool once,
+		       struct pst_err *e);
+
 /* Call fn for every record, oldest first, until it returns false. */
 typedef bool ledger_visit_fn(const struct ledger_record *r, const char *line, void *arg);
 int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e);
+/* The same over dir_fd/name, a file of ledger lines (a per-module or per-user index). */
+int ledger_each_file(int dir_fd, const char *name, ledger_visit_fn *fn, void *arg,
+		     struct pst_err *e);
 
 /* True when the ledger already holds exactly this line. */
 bool ledger_has_line(int state_fd, const char *line);

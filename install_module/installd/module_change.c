@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "attic.h"
+#include "history.h"
 #include "text.h"
 #include "tree_index.h"
 #include "tree_scan.h"
@@ -77,6 +78,8 @@ int module_change_commit(struct module_change *c, struct ledger_record *rec, boo
 	rc = ledger_format(rec, line, sizeof(line)) ? 0
 		: pst_fail(e, EINVAL, "the ledger record cannot be written");
 	if (rc == 0)
+		rc = history_ready(c->d, e);
+	if (rc == 0)
 		rc = module_intent_write(c->d, c->module, line, e);
 	if (rc == 0)
 		rc = moves(arg, c->module_fd, event_fd, e);
@@ -84,8 +87,10 @@ int module_change_commit(struct module_change *c, struct ledger_record *rec, boo
 		close(event_fd);
 	if (rc == 0)
 		rc = tree_reindex(c->d->sources_fd, c->module, e);
-	if (rc == 0)
-		rc = ledger_append(c->d->state_fd, line, e);
+	if (rc == 0 && (rc = history_record(c->d, rec, line, e)) < 0)
+		pst_err_prefix(e, "the change is in the tree but not yet in the release log; it is "
+			       "recorded when the log is writable again (the daemon retries at the "
+			       "module's next change and at its start)");
 	if (rc == 0)
 		rc = module_intent_clear(c->d, c->module, e);
 	return rc;

@@ -17,6 +17,7 @@
 
 #include "attic.h"
 #include "conn_slots.h"
+#include "history.h"
 #include "ledger.h"
 #include "safefile.h"
 #include "text.h"
@@ -74,26 +75,6 @@ static bool file_in_tree(const struct installd *d, const struct ledger_record *r
 	return found;
 }
 
-/* Open <state>/attic/<module>/<stamp> named by a record's attic field. */
-static int open_attic_event(const struct installd *d, const struct ledger_record *r)
-{
-	char stamp[NAME_MAX + 1];
-	size_t prefix = strlen("attic/") + strlen(r->module) + 1;
-	int module_fd;
-	int fd;
-
-	if (strncmp(r->attic, "attic/", 6) != 0 || strncmp(r->attic + 6, r->module, strlen(r->module)) != 0 ||
-	    r->attic[prefix - 1] != '/' || !str_copy(stamp, sizeof(stamp), r->attic + prefix) ||
-	    !sf_is_component(stamp))
-		return -EINVAL;
-	module_fd = openat(d->attic_fd, r->module, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (module_fd < 0)
-		return -errno;
-	fd = openat(module_fd, stamp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(module_fd);
-	return fd < 0 ? -errno : fd;
-}
-
 /*
  * A --force install died after moving the old files to the attic and before
  * its own file arrived: put the old files back where they were.
@@ -107,7 +88,7 @@ static int restore_forced(const struct installd *d, const struct ledger_record *
 	int module_fd;
 	int dir_fd;
 	int rc = 0;
-	int event_fd = open_attic_event(d, r);
+	int event_fd = attic_event_reopen(d->attic_fd, r->module, r->attic);
 
 	if (event_fd < 0)
 		return pst_fail(e, -event_fd, "%s: cannot open the attic directory to restore from", r->attic);
@@ -190,7 +171,7 @@ static int move_record_signature(const struct installd *d, const struct ledger_r
 static int finish_deleted_signature(const struct installd *d, const struct ledger_record *r,
 				    struct pst_err *e)
 {
-	int event_fd = open_attic_event(d, r);
+	int event_fd = attic_event_reopen(d->attic_fd, r->module, r->attic);
 	int rc;
 
 	if (event_fd < 0)
@@ -208,6 +189,7 @@ static int recover(const struct installd *d, const char *module, struct pst_err 
 	char name[NAME_MAX + 1];
 	char *line = NULL;
 	bool done;
+	bool recorded = false;
 	int fd;
 	int rc;
 
@@ -233,8 +215,10 @@ static int recover(const struct installd *d, const char *module, struct pst_err 
 			rc = restore_forced(d, &r, e);
 		if (rc == 0)
 			rc = tree_reindex(d->sources_fd, module, e);
-		if (rc == 0 && done && !ledger_has_line(d->state_fd, line))
-			rc = ledger_append(d->state_fd, line, e);
+		if (rc == 0 && done)
+			rc = history_recorded(d, module, line, &recorded, e);
+		if (rc == 0 && done && !recorded)
+			rc = history_record(d, &r, line, e);
 	} else {
 		rc = tree_reindex(d->sources_fd, module, e);
 	}

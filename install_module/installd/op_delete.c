@@ -22,6 +22,7 @@
 
 #include "attic.h"
 #include "delete_rules.h"
+#include "history.h"
 #include "ledger.h"
 #include "module_change.h"
 #include "release_name.h"
@@ -112,7 +113,7 @@ static bool ledger_allows(struct delete_job *j)
 {
 	struct pst_err e;
 
-	if (ledger_each(j->d->state_fd, find_install, j, &e) < 0)
+	if (history_each_module(j->d, j->rn.module, find_install, j, &e) < 0)
 		return fail(j, &e);
 	if (j->found) {
 		j->facts.installer = j->installed.user;

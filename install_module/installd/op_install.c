@@ -34,6 +34,7 @@
 #include "check_spawn.h"
 #include "hooks.h"
 #include "install_rules.h"
+#include "history.h"
 #include "ledger.h"
 #include "module_change.h"
 #include "release_name.h"
@@ -452,7 +453,7 @@ static bool ledger_allows(struct install_job *j)
 {
 	struct pst_err e;
 
-	if (!j->facts.force && ledger_each(j->d->state_fd, find_earlier_install, j, &e) < 0)
+	if (!j->facts.force && history_each_module(j->d, j->rn.module, find_earlier_install, j, &e) < 0)
 		return fail(j, &e);
 	if (j->have_earlier) {
 		j->facts.earlier_file = j->earlier.file;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "history.h"
 #include "ledger.h"
 #include "tree_scan.h"
 #include "wire_io.h"
@@ -97,7 +98,7 @@ void installd_op_list_module(const struct installd *d, const struct installd_pee
 	close(fd);
 	signers.m = &m;
 	signers.fpr = calloc(m.n + 1, sizeof(*signers.fpr));
-	if (signers.fpr == NULL || ledger_each(d->state_fd, collect_signers, &signers, &e) < 0) {
+	if (signers.fpr == NULL || history_each_module(d, module, collect_signers, &signers, &e) < 0) {
 		wire_send_msg(peer->sock, WIRE_MSG_ERROR, "cannot read the ledger: %s",
 			      signers.fpr == NULL ? "out of memory" : e.msg);
 		free(signers.fpr);
@@ -142,7 +143,7 @@ void installd_op_list_mine(const struct installd *d, const struct installd_peer 
 
 	memset(&m, 0, sizeof(m));
 	m.user = peer->user;
-	if (ledger_each(d->state_fd, collect_mine, &m, &e) < 0) {
+	if (history_each_user(d, peer->user, collect_mine, &m, &e) < 0) {
 		wire_send_msg(peer->sock, WIRE_MSG_ERROR, "cannot read the ledger: %s", e.msg);
 		return;
 	}

@@ -227,3 +227,48 @@ int release_log_size(int tree_fd, uint64_t *size, struct pst_err *e)
 	*size = h.cp.size;
 	return rc;
 }
+
+int release_log_leaf(int tree_fd, uint64_t size, uint64_t index, struct tlog_hash *leaf,
+		     struct pst_err *e)
+{
+	struct tlog_tiles tiles;
+	struct log_head h;
+	int rc = open_log(tree_fd, false, &h, e);
+
+	if (rc == -ENOENT)
+		return pst_fail(e, ENOENT, "%s", vanished);
+	if (rc < 0)
+		return rc;
+	rc = read_head(&h, e);
+	if (rc == 0 && (h.cp.size != size || index >= size))
+		rc = pst_fail(e, EBADMSG, "the release log has %llu entries, not the %llu expected",
+			      (unsigned long long)h.cp.size, (unsigned long long)size);
+	if (rc == 0) {
+		tlog_tiles_init(&tiles, tlog_dir_read, &h.dir, size);
+		rc = tlog_tiles_node(&tiles, 0, index, leaf, e);
+		tlog_tiles_free(&tiles);
+	}
+	close(h.dir.fd);
+	return rc;
+}
+
+int release_log_signer_ready(const char *sign_socket, struct pst_err *e)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd, err;
+
+	if (strlen(sign_socket) >= sizeof(sa.sun_path))
+		return pst_fail(e, ENAMETOOLONG, "the signer's socket path is too long");
+	memcpy(sa.sun_path, sign_socket, strlen(sign_socket) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		return 0;
+	}
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	return pst_fail(e, err, "the release log's signer (%s) cannot be reached: %s; nothing "
+			"was changed; start postern-logsign.socket (DEPLOY.md)", sign_socket,
+			strerror(err));
+}

@@ -32,4 +32,15 @@ int release_log_append(int tree_fd, const char *sign_socket, uint64_t expect_siz
 /* The size of the log of tree_fd per its verified checkpoint (0 with no log yet). */
 int release_log_size(int tree_fd, uint64_t *size, struct pst_err *e);
 
+/* The leaf hash of entry index of the log of tree_fd, which must have size entries. */
+int release_log_leaf(int tree_fd, uint64_t size, uint64_t index, struct tlog_hash *leaf,
+		     struct pst_err *e);
+
+/*
+ * Whether the signer's socket takes a connection (one closed at once, which
+ * the signer refuses as an empty request): asked before a change touches
+ * the tree, so a signer that is down refuses the change, not its record.
+ */
+int release_log_signer_ready(const char *sign_socket, struct pst_err *e);
+
 #endif

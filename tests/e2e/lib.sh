@@ -73,6 +73,7 @@ E2E_COMPONENTS=(
 	"postern-shell rshell"
 	"postern-installd install_module"
 	"postern-check install_module"
+	"postern-logsign install_module"
 	"postern-client client"
 )
 
@@ -187,6 +188,11 @@ e2e_system_users() {
 	getent passwd postern-check >/dev/null ||
 		useradd --system --gid postern-check --home-dir /nonexistent --no-create-home \
 			--shell /usr/sbin/nologin postern-check
+	# The release log's signer: holds the log's key, which postern cannot read.
+	e2e_add_group --system postern-logsign
+	getent passwd postern-logsign >/dev/null ||
+		useradd --system --gid postern-logsign --home-dir /nonexistent --no-create-home \
+			--shell /usr/sbin/nologin postern-logsign
 }
 
 # e2e_add_uploader USER: a maintainer account with postern-shell as its
@@ -339,11 +345,27 @@ e2e_start_installd() {
 	e2e_wait_for "the checker socket" 100 test -S "$E2E_ROOT/run/check.sock"
 	chown postern:postern "$E2E_ROOT/run/check.sock"
 	chmod 0600 "$E2E_ROOT/run/check.sock"
+	e2e_start_signer
 	"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" --user postern --socket-group uploaders \
 		--socket "$E2E_ROOT/run/installd.sock" --check-socket "$E2E_ROOT/run/check.sock" \
-		--foreground </dev/null &
+		--log-socket "$E2E_ROOT/run/logsign.sock" --foreground </dev/null &
 	E2E_PIDS+=("$!")
 	e2e_wait_for "postern-installd" 100 test -S "$E2E_ROOT/run/installd.sock"
+}
+
+# The release log's signer, as postinst and postern-logsign.socket set it up:
+# its key made once, one signer per connection, reachable by the daemon only.
+e2e_start_signer() {
+	install -d -m 0700 -o postern-logsign -g postern-logsign "$E2E_ROOT/logsign"
+	setpriv --reuid=postern-logsign --regid=postern-logsign --clear-groups -- \
+		"$E2E_ROOT/bin/postern-logsign" --dir "$E2E_ROOT/logsign" --keygen e2e.test/log >/dev/null
+	systemd-socket-activate --seqpacket --accept --inetd -l "$E2E_ROOT/run/logsign.sock" \
+		setpriv --reuid=postern-logsign --regid=postern-logsign --clear-groups -- \
+		"$E2E_ROOT/bin/postern-logsign" --dir "$E2E_ROOT/logsign" </dev/null 2>/dev/null &
+	E2E_PIDS+=("$!")
+	e2e_wait_for "the signer socket" 100 test -S "$E2E_ROOT/run/logsign.sock"
+	chown postern:postern "$E2E_ROOT/run/logsign.sock"
+	chmod 0600 "$E2E_ROOT/run/logsign.sock"
 }
 
 # Processes of this run other than the servers it started: everything whose

@@ -106,6 +106,24 @@ start_checker_like_units() {
 	chmod "$(unit_key "$socket_unit" SocketMode)" "$listen"
 }
 
+# postern-logsign.socket and postern-logsign@.service, the same way.
+start_signer_like_units() {
+	local socket_unit=/lib/systemd/system/postern-logsign.socket
+	local service_unit=/lib/systemd/system/postern-logsign@.service
+	local listen
+	listen=$(unit_key "$socket_unit" ListenSequentialPacket)
+	rm -f "$listen"
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		systemd-socket-activate --seqpacket --accept --inetd -l "$listen" \
+		setpriv --reuid="$(unit_key "$service_unit" User)" --regid="$(unit_key "$service_unit" Group)" \
+			--clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- \
+			"$(unit_key "$service_unit" ExecStart)" >"$WORK/signer.log" 2>&1 &
+	SIGNER_PID=$!
+	wait_for_socket "$listen" "$WORK/signer.log"
+	chown "$(unit_key "$socket_unit" SocketUser):$(unit_key "$socket_unit" SocketGroup)" "$listen"
+	chmod "$(unit_key "$socket_unit" SocketMode)" "$listen"
+}
+
 start_daemon_like_units() {
 	local socket_unit=/lib/systemd/system/postern-installd.socket
 	local service_unit=/lib/systemd/system/postern-installd.service
@@ -115,6 +133,7 @@ start_daemon_like_units() {
 	group=$(unit_key "$service_unit" Group)
 	exec=$(unit_key "$service_unit" ExecStart)
 	start_checker_like_units
+	start_signer_like_units
 	# shellcheck disable=SC2086 # ExecStart= is a word list, as systemd splits it
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
 		systemd-socket-activate -l "$listen" -- \
@@ -152,6 +171,10 @@ stop_daemon() {
 	if [ -n "${CHECKER_PID:-}" ]; then
 		stop_tree "$CHECKER_PID"
 		CHECKER_PID=
+	fi
+	if [ -n "${SIGNER_PID:-}" ]; then
+		stop_tree "$SIGNER_PID"
+		SIGNER_PID=
 	fi
 	if [ -n "${DAEMON_PID:-}" ]; then
 		stop_tree "$DAEMON_PID"

@@ -233,7 +233,7 @@ smoke_shell_and_daemon() {
 # DEPLOY.md's "Without systemd" as written: the runtime directories, the
 # daemon as root under a supervisor (here: this script), the crontab line.
 smoke_without_systemd() {
-	local lines out cron rc checker
+	local lines out cron rc checker signer
 	lines=$(recipe no-systemd /usr/share/doc/postern-server/DEPLOY.md.gz)
 	[ "$(wc -l <<<"$lines")" = 3 ] || die "DEPLOY.md: no 3-line no-systemd recipe: $lines"
 	rm -rf /run/postern /run/sshd
@@ -252,6 +252,16 @@ smoke_without_systemd() {
 		sleep 0.05
 	done
 	expect_mode /run/postern/check.sock "postern:postern 600"
+	signer=$(recipe signer-activator /usr/share/doc/postern-server/DEPLOY.md.gz)
+	[ -n "$signer" ] || die "DEPLOY.md: no signer-activator recipe"
+	bash -c "$signer" >"$WORK/no-systemd-signer.log" 2>&1 &
+	SIGNER_PID=$!
+	wait_for_socket /run/postern/logsign.sock "$WORK/no-systemd-signer.log"
+	for _ in $(seq 100); do
+		[ "$(stat -c '%U:%G %a' /run/postern/logsign.sock)" = "postern:postern 600" ] && break
+		sleep 0.05
+	done
+	expect_mode /run/postern/logsign.sock "postern:postern 600"
 	bash -c "exec $(tail -n 1 <<<"$lines")" >"$WORK/no-systemd.log" 2>&1 &
 	DAEMON_PID=$!
 	wait_for_socket /run/postern/installd.sock "$WORK/no-systemd.log"
@@ -272,7 +282,7 @@ smoke_without_systemd() {
 	out=$(as_user ptpkg-new /usr/bin/postern-shell -c list 2>&1) || die "list as ptpkg-new failed: $out"
 	grep -q "^  none: ask the release team" <<<"$out" || die "list for someone who may release nothing: $out"
 	stop_daemon
-	echo "DEPLOY.md without systemd: directories, the checker's activator, the daemon as root dropping to postern, an install; list says none: ok"
+	echo "DEPLOY.md without systemd: directories, the checker's and the signer's activators, the daemon as root dropping to postern, an install; list says none: ok"
 
 	cron=$(recipe doap-cron /usr/share/doc/postern-server/DEPLOY.md.gz)
 	cron=$(sed -E 's/^([^ ]+ +){5}root +//' <<<"$cron")

@@ -4,7 +4,8 @@
 #
 # Users: ptinst-d runs the daemon (the `postern` role); ptinst-c runs the
 # archive checker (the `postern-check` role); ptinst-m maintains ptmod and
-# ptbig; ptinst-n maintains ptother; ptinst-rt is the release team.
+# ptbig; ptinst-n maintains ptother; ptinst-rt is the release team;
+# ptinst-s holds the release log's key (the `postern-logsign` role).
 # Group ptinst-up is the socket's group (the `uploaders` role).
 
 # enter_fixture "$@": from meson (as root), re-run the calling script inside
@@ -22,11 +23,13 @@ enter_fixture() {
 			echo "# audit log:"; sed 's/^/# /' "$R.log"
 			echo "# daemon stderr:"; sed 's/^/# /' "$R/daemon.err" 2>/dev/null
 			echo "# checker stderr:"; sed 's/^/# /' "$R/checker.err" 2>/dev/null
+			echo "# signer stderr:"; sed 's/^/# /' "$R/signer.err" 2>/dev/null
 		fi
 		rm -rf "$R" "$R.log"
 		exit "$rc"
 	fi
 	INSTALLD="$3" DRIVER="$4" ABUSE="$5" CHECKER="$7" LOG="$R.log" PRIVATE_ETC="$2"
+	LOGSIGN="$(dirname "$INSTALLD")/postern-logsign"
 	trap 'kill_daemon' EXIT
 	setup_users
 	setup_dirs
@@ -41,6 +44,7 @@ setup_users() {
 	acct_group ptinst-up -r
 	acct_user ptinst-d -r -M -d /nonexistent -s /usr/sbin/nologin
 	acct_user ptinst-c -r -M -d /nonexistent -s /usr/sbin/nologin
+	acct_user ptinst-s -r -M -d /nonexistent -s /usr/sbin/nologin
 	for u in ptinst-m ptinst-n ptinst-rt; do
 		acct_user "$u" -M -d /nonexistent -s /bin/sh -G ptinst-up
 	done
@@ -54,6 +58,35 @@ setup_dirs() {
 		install -d -m 0700 -o "$u" -g "$u" "$R/incoming/$u"
 	done
 	install -d -m 0755 -o ptinst-d -g ptinst-d "$R/pub" "$R/run" "$R/hooks"
+	setup_signer
+}
+
+# The release log's signer: its own user and key, as postinst makes them.
+setup_signer() {
+	install -d -m 0700 -o ptinst-s -g ptinst-s "$R/logsign"
+	as ptinst-s "${LOGSIGN:?}" --dir "$R/logsign" --keygen ptinst.test/log >/dev/null
+}
+
+# The signer's socket, as postern-logsign.socket makes it: one signer per
+# connection, as ptinst-s, reachable by the daemon's user only.
+start_signer() {
+	stop_signer
+	rm -f "$R/run/logsign.sock"
+	systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/logsign.sock" \
+		setpriv --reuid=ptinst-s --regid=ptinst-s --clear-groups --inh-caps=-all -- \
+		"$LOGSIGN" --dir "$R/logsign" 2>>"$R/signer.err" &
+	SIGND=$!
+	wait_until test -S "$R/run/logsign.sock"
+	chown ptinst-d:ptinst-d "$R/run/logsign.sock"
+	chmod 0600 "$R/run/logsign.sock"
+}
+
+stop_signer() {
+	[ -n "${SIGND:-}" ] || return 0
+	pkill -9 -P "$SIGND" 2>/dev/null || true
+	kill -9 "$SIGND" 2>/dev/null || true
+	wait "$SIGND" 2>/dev/null || true
+	SIGND=
 }
 
 write_config() {
@@ -116,10 +149,11 @@ stop_checker() {
 # line (after recovery, before accepting).
 start_daemon() {
 	[ -n "$CHECKD" ] || start_checker
+	[ -n "${SIGND:-}" ] || start_signer
 	ready_before=$(grep -c 'postern-installd.*ready:' "$LOG" || true)
 	setsid "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
 		--socket "$R/run/installd.sock" --check-socket "$R/run/check.sock" \
-		--foreground 2>>"$R/daemon.err" &
+		--log-socket "$R/run/logsign.sock" --foreground 2>>"$R/daemon.err" &
 	DAEMON=$!
 	wait_until daemon_ready_since "$ready_before"
 }
@@ -131,8 +165,10 @@ daemon_ready_since() {
 # kill -9 the daemon and every connection handler it forked, and the checker socket.
 DAEMON=
 CHECKD=
+SIGND=
 kill_daemon() {
 	stop_checker
+	stop_signer
 	[ -n "$DAEMON" ] || return 0
 	kill -9 -- "-$DAEMON" 2>/dev/null || true
 	# Its status is 137 by design; under set -e (the benches) a failing wait
@@ -255,9 +291,22 @@ for mod in os.listdir(root):
     assert sorted(cache[2][mod]) == sorted(present), (cache[2], present)
 PY
 	[ -z "$(ls -A "$R/pub/.staging")" ] || return 1
+	log_agrees || return 1
 	before=$(tree_state)
 	"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --reindex --all || return 1
 	[ "$before" = "$(tree_state)" ]
+}
+
+# The release log proves exactly what the tree holds (postern-verify
+# --mirror, with the signer's own key), and its size is what the state says.
+log_agrees() {
+	local vkey size
+	[ -e "$R/pub/log/checkpoint" ] || return 0
+	vkey=$(as ptinst-s "$LOGSIGN" --dir "$R/logsign" --vkey) || return 1
+	size=$(sed -n 2p "$R/pub/log/checkpoint")
+	[ "$size" = "$(cat "$R/state/history/log.size")" ] || { echo "# log.size disagrees"; return 1; }
+	"$(dirname "$INSTALLD")/../client/postern-verify" --vkey "$vkey" --mirror "$R/pub" >"$R/verify.out" 2>&1 ||
+		{ sed 's/^/# verify: /' "$R/verify.out"; return 1; }
 }
 
 # --- OpenPGP signatures (test-installd-signatures.sh) -------------------------

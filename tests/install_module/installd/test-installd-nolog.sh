@@ -15,10 +15,11 @@ echo "1..13"
 # start_nolog MODE: the daemon with no way to deliver its records.
 start_nolog() {
 	[ -n "$CHECKD" ] || start_checker
+	[ -n "$SIGND" ] || start_signer
 	rm -f "$R/run/installd.sock"
 	setsid "$CAPTURE" --log="$1" "$R/nolog.log" -- "$INSTALLD" -C /etc/postern/postern.yaml \
 		--user ptinst-d --socket-group ptinst-up --socket "$R/run/installd.sock" \
-		--check-socket "$R/run/check.sock" 2>>"$R/daemon.err" &
+		--check-socket "$R/run/check.sock" --log-socket "$R/run/logsign.sock" 2>>"$R/daemon.err" &
 	DAEMON=$!
 	wait_until test -S "$R/run/installd.sock"
 }

@@ -113,4 +113,5 @@ out=$(timeout 60 "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --sock
 chmod 0644 /etc/postern/postern.yaml
 trap - EXIT
 stop_checker
+stop_signer
 [ "$failed" = 0 ]

@@ -231,7 +231,7 @@ stop_daemon
 rm -f "$R/run/installd.sock"
 systemd-socket-activate -l "$R/run/installd.sock" \
 	setpriv --reuid=ptinst-d --regid=ptinst-d --clear-groups "$INSTALLD" -C /etc/postern/postern.yaml \
-	--check-socket "$R/run/check.sock" 2>>"$R/daemon.err" &
+	--check-socket "$R/run/check.sock" --log-socket "$R/run/logsign.sock" 2>>"$R/daemon.err" &
 DAEMON=$!
 wait_until test -S "$R/run/installd.sock"
 chgrp ptinst-up "$R/run/installd.sock"; chmod 0660 "$R/run/installd.sock"
@@ -260,8 +260,10 @@ wait_until grep -q 'postern-installd.*hook after_install failed: exit status 3' 
 out=$(client ptinst-m delete-own ptmod-7.1.tar.xz 2>&1)
 [ $? -ne 0 ] && printf '%s' "$out" | grep -q 'delete_window: 0' && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] &&
 	ok "delete_window: 0 refuses a delete right after the install" || not_ok "delete_window 0: $out"
+# (The daemon reads a module's records from its index, kept beside the ledger.)
 grep "file=ptmod-7.1.tar.xz " "$R/state/ledger" | tail -1 |
-	sed "s/^time=[^ ]*/time=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)/" >> "$R/state/ledger"
+	sed "s/^time=[^ ]*/time=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)/" |
+	tee -a "$R/state/ledger" >> "$R/state/history/index/module/ptmod"
 out=$(client ptinst-m delete-own ptmod-7.1.tar.xz 2>&1)
 [ $? -ne 0 ] && [ -e "$R/pub/sources/ptmod/7.1/ptmod-7.1.tar.xz" ] && ! grep -q "op=delete .*file=ptmod-7.1.tar.xz" "$R/state/ledger" &&
 	ok "delete_window: 0 refuses it when the clock is behind the install" || not_ok "delete after a clock step: $out"
@@ -273,4 +275,5 @@ stop_daemon
 [ ! -e /proc/$DAEMON ] && ok "SIGTERM stops it" || not_ok "still running after SIGTERM"
 trap - EXIT
 stop_checker
+stop_signer
 [ "$failed" = 0 ]
