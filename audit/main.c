@@ -16,6 +16,7 @@
 
 #include "build_config.h"
 #include "events.h"
+#include "log_verify.h"
 #include "input.h"
 #include "report.h"
 
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
 static void usage(FILE *out)
 {
 	fputs("usage: " PROG " [summary | signers | session ID] [OPTION...] [FILE...]\n"
+	      "       " PROG " verify [-C CONFIG] [--vkey FILE|KEY]   (see " PROG " verify --help)\n"
 	      "Reads auth.log-style syslog files, RFC 5424 files, or `journalctl -o json`\n"
 	      "output (FILE, or standard input), and shows postern's audit records.\n"
 	      "Options may come before or after the files; -- ends them.\n"
@@ -353,6 +355,32 @@ static int run(const char *command, struct query *q, const struct input_options 
 	return stats.suspicious > 0 ? EXIT_SUSPICIOUS : EXIT_OK;
 }
 
+/*
+ * `verify` has options of its own (log_verify.h): when it is the command,
+ * wherever it stands among them, the rest of the line is its own.
+ */
+static bool verify_command(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "-C") == 0 || strcmp(argv[i], "--config") == 0 ||
+		    strcmp(argv[i], "--vkey") == 0) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] != '-') {
+			if (strcmp(argv[i], "verify") != 0)
+				return false;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
+			memmove(&argv[2], &argv[1], (size_t)(argc - 2) * sizeof(*argv));
+			argv[1] = (char *)"verify";
+			return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct query q = { 0 };
@@ -363,6 +391,8 @@ int main(int argc, char **argv)
 
 	/* One write per suspicious-line report, not one per character. */
 	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
+	if (verify_command(argc, argv))
+		return audit_verify_main(argc - 1, argv + 1);
 	default_options(&in);
 	while ((opt = getopt_long(argc, argv, "u:m:e:qh", long_options, NULL)) != -1) {
 		if (opt == 'h') {

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "safefile.h"
 
+#include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -202,8 +204,8 @@ static int write_and_settle(int fd, const void *data, size_t len,
 	return 0;
 }
 
-int sf_write_atomic(int dirfd, const char *name, const void *data, size_t len,
-		    const struct sf_new *how, struct pst_err *e)
+int sf_write_atomic_via(int tmp_dirfd, int dirfd, const char *name, const void *data, size_t len,
+			const struct sf_new *how, struct pst_err *e)
 {
 	char tmp[300];
 	int fd;
@@ -214,7 +216,7 @@ int sf_write_atomic(int dirfd, const char *name, const void *data, size_t len,
 	rc = temp_name(tmp, sizeof(tmp), name);
 	if (rc < 0)
 		return pst_fail(e, -rc, "%s: cannot make a temporary name", name);
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	fd = openat(tmp_dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    how->mode & 0600);
 	if (fd < 0)
 		return pst_fail(e, errno, "%s: cannot create temporary file: %s", name,
@@ -222,10 +224,10 @@ int sf_write_atomic(int dirfd, const char *name, const void *data, size_t len,
 	rc = write_and_settle(fd, data, len, how);
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) != 0)
+	if (rc == 0 && renameat(tmp_dirfd, tmp, dirfd, name) != 0)
 		rc = -errno;
 	if (rc < 0) {
-		unlinkat(dirfd, tmp, 0);
+		unlinkat(tmp_dirfd, tmp, 0);
 		return pst_fail(e, -rc, "%s: write failed, old content kept: %s", name,
 				strerror(-rc));
 	}
@@ -233,6 +235,51 @@ int sf_write_atomic(int dirfd, const char *name, const void *data, size_t len,
 		return pst_fail(e, errno, "%s: written, but syncing its directory failed: %s",
 				name, strerror(errno));
 	return 0;
+}
+
+int sf_write_atomic(int dirfd, const char *name, const void *data, size_t len,
+		    const struct sf_new *how, struct pst_err *e)
+{
+	return sf_write_atomic_via(dirfd, dirfd, name, data, len, how, e);
+}
+
+/* ".<name>.<hex>.tmp": what temp_name (and the tree's own link temporaries) make. */
+static bool is_temp_name(const char *s)
+{
+	size_t n = strlen(s), dot;
+
+	if (n < 8 || s[0] != '.' || strcmp(s + n - 4, ".tmp") != 0)
+		return false;
+	dot = n - 5;                       /* the last hex digit, then back to its '.' */
+	while (dot > 0 && isxdigit((unsigned char)s[dot]))
+		dot--;
+	return dot >= 2 && dot < n - 5 && s[dot] == '.';
+}
+
+int sf_drop_temps(int dirfd, struct pst_err *e)
+{
+	int walk_fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dh = walk_fd < 0 ? NULL : fdopendir(walk_fd);
+	struct dirent *de;
+	struct stat st;
+	int rc = 0;
+
+	if (dh == NULL) {
+		if (walk_fd >= 0)
+			close(walk_fd);
+		return pst_fail(e, errno, "cannot read a directory to tidy: %s", strerror(errno));
+	}
+	while (rc == 0 && (de = readdir(dh)) != NULL) {
+		if (!is_temp_name(de->d_name) ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    st.st_uid != geteuid() || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			continue;
+		if (unlinkat(dirfd, de->d_name, 0) != 0 && errno != ENOENT)
+			rc = pst_fail(e, errno, "%s: cannot remove a leftover temporary: %s",
+				      de->d_name, strerror(errno));
+	}
+	closedir(dh);
+	return rc;
 }
 
 int sf_lock(int fd, bool wait, struct pst_err *e)

@@ -80,6 +80,20 @@ struct sf_new {
 int sf_write_atomic(int dirfd, const char *name, const void *data, size_t len,
 		    const struct sf_new *how, struct pst_err *e);
 
+/*
+ * The same with the temporary made in tmp_dirfd (on dirfd's filesystem) and
+ * renamed into dirfd: a crash leaves it where readers of dirfd never see it.
+ */
+int sf_write_atomic_via(int tmp_dirfd, int dirfd, const char *name, const void *data, size_t len,
+			const struct sf_new *how, struct pst_err *e);
+
+/*
+ * Remove what a crash between the create and the rename of an atomic write
+ * left in dirfd: files and symlinks named ".<name>.<hex>.tmp" owned by this
+ * user. Only for a directory nobody else writes to (under its lock).
+ */
+int sf_drop_temps(int dirfd, struct pst_err *e);
+
 /* Exclusive flock(2) on fd; with wait false, -EWOULDBLOCK when held. */
 int sf_lock(int fd, bool wait, struct pst_err *e);
 

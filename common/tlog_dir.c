@@ -88,7 +88,8 @@ int tlog_dir_write(struct tlog_dir *d, const char *path, const void *data, size_
 
 	if (dfd < 0)
 		return dfd;
-	rc = sf_write_atomic(dfd, name, data, len, &d->how, e);
+	/* The temporary in the log's root: a crash never leaves one among the tiles. */
+	rc = sf_write_atomic_via(d->fd, dfd, name, data, len, &d->how, e);
 	close(dfd);
 	return rc;
 }

@@ -50,26 +50,8 @@ static int die(const char *fmt, ...)
 static int load_vkey(const char *arg, struct tlog_vkey *k)
 {
 	struct pst_err e = {{0}};
-	char text[TLOG_VKEY_MAX + 2];
-	size_t len;
-	FILE *f;
 
-	/* A key has a name, an id and a key joined by '+'; anything else names a file. */
-	if (tlog_vkey_parse(arg, strlen(arg), k, &e) == 0)
-		return 0;
-	f = fopen(arg, "re");
-	if (f == NULL && strchr(arg, '+') != NULL)
-		return die("--vkey %s: %s", arg, e.msg);
-	if (f == NULL)
-		return die("--vkey %s: neither a key nor a readable file (%s)", arg, strerror(errno));
-	len = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[len] = '\0';
-	if (len > 0 && text[len - 1] == '\n')
-		text[--len] = '\0';
-	if (tlog_vkey_parse(text, len, k, &e) < 0)
-		return die("--vkey %s: %s", arg, e.msg);
-	return 0;
+	return verify_load_vkey(arg, k, &e) < 0 ? die("--vkey %s", e.msg) : 0;
 }
 
 static int open_dir(const char *path, const char *what)

@@ -58,6 +58,9 @@ int verify_mirror(const struct log_view *v, int tree_fd);
 /* Remembers the checkpoint in state_fd, refusing one that does not extend the last. */
 int verify_state(const struct log_view *v, int state_fd);
 
+/* A verifier key given as the key itself or as a file holding it. */
+int verify_load_vkey(const char *arg, struct tlog_vkey *k, struct pst_err *e);
+
 /* The SHA-256 of everything fd reads, as lowercase hex. */
 int verify_sha256_fd(int fd, char out[65], struct pst_err *e);
 

@@ -256,13 +256,16 @@ static int resolve_pending(const struct installd *d, struct pst_err *e)
 		return 0;
 	if (rc == 0)
 		rc = read_size(d, &size, &have, e);
-	if (rc == 0 && size != p.size)
+	/* size + 1: killed after log.size was written, before the pending record went. */
+	if (rc == 0 && size != p.size && size != p.size + 1)
 		rc = disagree(p.size, size, e);
 	if (rc == 0) {
 		syslog(LOG_WARNING, "finishing the interrupted record of a change (log entry %" PRIu64 ")",
 		       p.size);
-		rc = complete(d, &p, e);
+		rc = release_log_drop_temps(d->tree_fd, e);
 	}
+	if (rc == 0)
+		rc = complete(d, &p, e);
 	return rc;
 }
 
@@ -374,7 +377,9 @@ int history_open(const struct installd *d, struct pst_err *e)
 
 	if (fd < 0)
 		return fd;
-	rc = resolve_pending(d, e);
+	rc = release_log_drop_temps(d->tree_fd, e);
+	if (rc == 0)
+		rc = resolve_pending(d, e);
 	idx = rc < 0 ? -1 : open_index(d, "module", e);
 	if (idx == -ENOENT)
 		rc = index_build(d->state_fd, d->history_fd, e);

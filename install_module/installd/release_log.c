@@ -272,3 +272,17 @@ int release_log_signer_ready(const char *sign_socket, struct pst_err *e)
 			"was changed; start postern-logsign.socket (DEPLOY.md)", sign_socket,
 			strerror(err));
 }
+
+int release_log_drop_temps(int tree_fd, struct pst_err *e)
+{
+	struct log_head h;
+	int rc = open_log(tree_fd, false, &h, e);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0)
+		return rc;
+	rc = sf_drop_temps(h.dir.fd, e);
+	close(h.dir.fd);
+	return rc;
+}

@@ -43,4 +43,7 @@ int release_log_leaf(int tree_fd, uint64_t size, uint64_t index, struct tlog_has
  */
 int release_log_signer_ready(const char *sign_socket, struct pst_err *e);
 
+/* Remove the temporaries a crash left in <tree>/log (all are made in its root). Under the log lock. */
+int release_log_drop_temps(int tree_fd, struct pst_err *e);
+
 #endif

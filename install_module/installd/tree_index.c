@@ -350,6 +350,36 @@ static int reindex_scanned(int module_fd, const char *module, struct pst_err *e)
 	return rc;
 }
 
+/*
+ * Temporaries a crash left in the module's directory and its version
+ * directories, before anything reads them: mirrors must never see one.
+ * Called under the module lock, so no write of this module is under way.
+ */
+static int drop_module_temps(int module_fd, struct pst_err *e)
+{
+	int walk_fd = openat(module_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dh = walk_fd < 0 ? NULL : fdopendir(walk_fd);
+	struct dirent *de;
+	int rc = sf_drop_temps(module_fd, e), fd;
+
+	if (dh == NULL) {
+		if (walk_fd >= 0)
+			close(walk_fd);
+		return rc < 0 ? rc : pst_fail(e, errno, "cannot read the module: %s", strerror(errno));
+	}
+	while (rc == 0 && (de = readdir(dh)) != NULL) {
+		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+			continue;
+		fd = openat(module_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			rc = sf_drop_temps(fd, e);
+			close(fd);
+		}
+	}
+	closedir(dh);
+	return rc;
+}
+
 int tree_reindex(int sources_fd, const char *module, struct pst_err *e)
 {
 	int module_fd = tree_module_open(sources_fd, module, 0, e);
@@ -359,7 +389,9 @@ int tree_reindex(int sources_fd, const char *module, struct pst_err *e)
 		return 0;
 	if (module_fd < 0)
 		return module_fd;
-	rc = reindex_scanned(module_fd, module, e);
+	rc = drop_module_temps(module_fd, e);
+	if (rc == 0)
+		rc = reindex_scanned(module_fd, module, e);
 	close(module_fd);
 	if (rc < 0)
 		pst_err_prefix(e, "reindexing %s", module);
