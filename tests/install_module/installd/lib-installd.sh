@@ -63,8 +63,10 @@ setup_dirs() {
 
 # The release log's signer: its own user and key, as postinst makes them.
 setup_signer() {
+	# The benches source this file without enter_fixture: the signer is built beside the daemon.
+	LOGSIGN=${LOGSIGN:-$(dirname "$INSTALLD")/postern-logsign}
 	install -d -m 0700 -o ptinst-s -g ptinst-s "$R/logsign"
-	as ptinst-s "${LOGSIGN:?}" --dir "$R/logsign" --keygen ptinst.test/log >/dev/null
+	as ptinst-s "$LOGSIGN" --dir "$R/logsign" --keygen ptinst.test/log >/dev/null
 }
 
 # The signer's socket, as postern-logsign.socket makes it: one signer per
