@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build_config.h"
@@ -188,6 +189,7 @@ static int verify_all(const struct policy_settings *set, const char *vkey_arg)
 	struct tlog_vkey k;
 	struct tlog_dir d;
 	struct pst_err e = {{0}};
+	struct stat st;
 	int tree_fd, state_fd, diffs = 0, rc;
 
 	tree_fd = sf_open_dir_path(set->tree, NULL, 0, &e);
@@ -205,7 +207,9 @@ static int verify_all(const struct policy_settings *set, const char *vkey_arg)
 		return fail("<tree>/log", e.msg), rc;
 	printf("log: %llu entries, checkpoint signed by %s, every entry and tile agrees\n",
 	       (unsigned long long)v.cp.size, k.name);
-	if (ledger_each(state_fd, collect, &all, &e) < 0 || all.oom)
+	/* The ledger is the daemon's: the user that owns the tree. */
+	if (fstat(tree_fd, &st) != 0 ||
+	    ledger_each_as(state_fd, st.st_uid, collect, &all, &e) < 0 || all.oom)
 		return fail("<state>/ledger", all.oom ? "out of memory" : e.msg);
 	diffs += compare_state(state_fd, &v);
 	diffs += compare_ledger(&v, &all);

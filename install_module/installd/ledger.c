@@ -116,6 +116,13 @@ bool ledger_signed(const struct ledger_record *r)
 	       strcmp(r->signer, "-") != 0 && r->signer[0] != '\0';
 }
 
+static int ledger_open_as(int dir_fd, const char *name, int flags, uid_t owner, struct pst_err *e)
+{
+	const struct sf_rule rule = { S_IFREG, owner, SF_ANY_GID, 027, 0 };
+
+	return sf_openat(dir_fd, name, flags, &rule, NULL, e);
+}
+
 static int ledger_open(int dir_fd, const char *name, int flags, struct pst_err *e)
 {
 	const struct sf_rule rule = { S_IFREG, geteuid(), SF_ANY_GID, 027, 0 };
@@ -168,21 +175,38 @@ int ledger_append(int state_fd, const char *line, struct pst_err *e)
 	return ledger_append_file(state_fd, LEDGER_NAME, line, false, e);
 }
 
+static int each_in_open(int fd, const char *name, ledger_visit_fn *fn, void *arg,
+			struct pst_err *e);
+
+int ledger_each_as(int state_fd, uid_t owner, ledger_visit_fn *fn, void *arg, struct pst_err *e)
+{
+	int fd = ledger_open_as(state_fd, LEDGER_NAME, O_RDONLY, owner, e);
+
+	if (fd == -ENOENT)
+		return 0;
+	return fd < 0 ? fd : each_in_open(fd, LEDGER_NAME, fn, arg, e);
+}
+
 int ledger_each_file(int dir_fd, const char *name, ledger_visit_fn *fn, void *arg,
 		     struct pst_err *e)
+{
+	int fd = ledger_open(dir_fd, name, O_RDONLY, e);
+
+	if (fd == -ENOENT)
+		return 0;
+	return fd < 0 ? fd : each_in_open(fd, name, fn, arg, e);
+}
+
+static int each_in_open(int fd, const char *name, ledger_visit_fn *fn, void *arg,
+			struct pst_err *e)
 {
 	struct ledger_record r;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	FILE *f;
-	int fd = ledger_open(dir_fd, name, O_RDONLY, e);
+	FILE *f = fdopen(fd, "r");
 
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "r");
+
 	if (f == NULL) {
 		close(fd);
 		return pst_fail(e, errno, "%s: cannot read: %s", name, strerror(errno));

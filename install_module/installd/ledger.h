@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "errmsg.h"
@@ -64,6 +65,8 @@ int ledger_append_file(int dir_fd, const char *name, const char *line, bool once
 /* Call fn for every record, oldest first, until it returns false. */
 typedef bool ledger_visit_fn(const struct ledger_record *r, const char *line, void *arg);
 int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e);
+/* The same for a reader that is not the daemon: the ledger must be owner's. */
+int ledger_each_as(int state_fd, uid_t owner, ledger_visit_fn *fn, void *arg, struct pst_err *e);
 /* The same over dir_fd/name, a file of ledger lines (a per-module or per-user index). */
 int ledger_each_file(int dir_fd, const char *name, ledger_visit_fn *fn, void *arg,
 		     struct pst_err *e);
