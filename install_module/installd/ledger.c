@@ -225,26 +225,3 @@ int ledger_each(int state_fd, ledger_visit_fn *fn, void *arg, struct pst_err *e)
 {
 	return ledger_each_file(state_fd, LEDGER_NAME, fn, arg, e);
 }
-
-struct line_search {
-	const char *line;
-	bool found;
-};
-
-static bool match_line(const struct ledger_record *r, const char *line, void *arg)
-{
-	struct line_search *s = arg;
-
-	(void)r;
-	if (strcmp(line, s->line) == 0)
-		s->found = true;
-	return !s->found;
-}
-
-bool ledger_has_line(int state_fd, const char *line)
-{
-	struct line_search s = { line, false };
-
-	ledger_each(state_fd, match_line, &s, NULL);
-	return s.found;
-}

@@ -71,7 +71,5 @@ int ledger_each_as(int state_fd, uid_t owner, ledger_visit_fn *fn, void *arg, st
 int ledger_each_file(int dir_fd, const char *name, ledger_visit_fn *fn, void *arg,
 		     struct pst_err *e);
 
-/* True when the ledger already holds exactly this line. */
-bool ledger_has_line(int state_fd, const char *line);
 
 #endif
