@@ -53,7 +53,7 @@ agree() { # OP FILE
 		{ echo "# user index disagrees"; return 1; }
 	[ ! -e "$R/state/history/log.pending" ] && [ -z "$(ls "$R/state/locks" | grep intent)" ] ||
 		{ echo "# a pending record or intent is left"; return 1; }
-	in_tree=no; [ -e "$R/pub/sources/ptmod/${2#ptmod-}" ] || true
+	in_tree=no
 	find "$R/pub/sources/ptmod" -name "$2" | grep -q . && in_tree=yes
 	logged=no; tail -n 1 "$R/state/ledger" | grep -q "op=$1 .* file=$2 " && logged=yes
 	if [ "$1" = install ]; then [ "$in_tree" = "$logged" ]; else [ "$in_tree" != "$logged" ]; fi ||
@@ -71,7 +71,9 @@ crash_case() { # OP FILE SYSCALL K
 	fi
 	kill_daemon
 	start_daemon
-	if agree "$1" "$2"; then
+	if ! grep -q 'killed by SIGKILL' "$R/trace"; then
+		not_ok "$1: no process was killed at $3 #$4"
+	elif agree "$1" "$2"; then
 		ok "$1 killed at $3 #$4: log, ledger, index and tree agree"
 	else
 		not_ok "$1 killed at $3 #$4: $(tr '\n' ' ' < "$R/case.out")"
