@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <openssl/evp.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* out may alias a or b: the proof checkers hash a running value into itself. */
@@ -272,26 +273,32 @@ void tlog_b64_encode(const unsigned char *in, size_t len, char *out)
 bool tlog_b64_decode(const char *s, size_t len, unsigned char *out, size_t outlen,
 		     size_t *decoded)
 {
-	unsigned char buf[96];
-	char again[129];
+	unsigned char *buf;
+	char *again;
 	size_t pad = 0, n;
+	bool ok;
 
-	if (len == 0 || len % 4 != 0 || len > 128)
+	if (len == 0 || len % 4 != 0 || len > TLOG_B64_MAX)
 		return false;
 	while (pad < 2 && s[len - 1 - pad] == '=')
 		pad++;
-	if (EVP_DecodeBlock(buf, (const unsigned char *)s, (int)len) != (int)(len / 4 * 3))
-		return false;
 	n = len / 4 * 3 - pad;
-	if (n > outlen)
-		return false;
+	buf = malloc(len / 4 * 3);
+	again = malloc(len + 1);
+	ok = buf != NULL && again != NULL && n <= outlen &&
+	     EVP_DecodeBlock(buf, (const unsigned char *)s, (int)len) == (int)(len / 4 * 3);
 	/* EVP_DecodeBlock skips blanks and ignores stray bits; only our own spelling passes. */
-	tlog_b64_encode(buf, n, again);
-	if (strlen(again) != len || memcmp(again, s, len) != 0)
-		return false;
-	memcpy(out, buf, n);
-	*decoded = n;
-	return true;
+	if (ok) {
+		tlog_b64_encode(buf, n, again);
+		ok = strlen(again) == len && memcmp(again, s, len) == 0;
+	}
+	if (ok) {
+		memcpy(out, buf, n);
+		*decoded = n;
+	}
+	free(buf);
+	free(again);
+	return ok;
 }
 
 void tlog_hash_b64(const struct tlog_hash *h, char out[45])

@@ -75,7 +75,11 @@ bool tlog_hash_equal(const struct tlog_hash *a, const struct tlog_hash *b);
 void tlog_hash_b64(const struct tlog_hash *h, char out[45]);
 bool tlog_hash_from_b64(const char *s, size_t len, struct tlog_hash *h);
 
-/* Standard base64, padded: encode into out (NUL-terminated) and decode strictly (canonical only). */
+/*
+ * Standard base64, padded: encode into out (NUL-terminated) and decode
+ * strictly (canonical only, at most TLOG_B64_MAX characters).
+ */
+#define TLOG_B64_MAX 8192
 void tlog_b64_encode(const unsigned char *in, size_t len, char *out);
 bool tlog_b64_decode(const char *s, size_t len, unsigned char *out, size_t outlen,
 		     size_t *decoded);

@@ -94,8 +94,9 @@ static bool scan(const struct log_view *v, const char *name, const char *sha, st
 	return true;
 }
 
-static int verify_one(const struct log_view *v, const char *file)
+static int verify_one(const void *ctx, const char *file)
 {
+	const struct log_view *v = ctx;
 	struct pst_err e = {{0}};
 	struct finding f;
 	struct log_entry le;
@@ -138,14 +139,19 @@ static int verify_one(const struct log_view *v, const char *file)
 	return VERIFY_OK;
 }
 
-int verify_files(const struct log_view *v, char **files, int n)
+int verify_each(verify_one_fn *one, const void *ctx, char **files, int n)
 {
 	int i, rc, worst = VERIFY_OK;
 
 	for (i = 0; i < n; i++) {
-		rc = verify_one(v, files[i]);
+		rc = one(ctx, files[i]);
 		if (rc > worst)
 			worst = rc;
 	}
 	return worst;
+}
+
+int verify_files(const struct log_view *v, char **files, int n)
+{
+	return verify_each(verify_one, v, files, n);
 }

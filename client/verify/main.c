@@ -16,13 +16,15 @@
 
 static const char usage[] =
 	"usage: postern-verify --vkey FILE|KEY --log DIR|URL [--state DIR] FILE...\n"
+	"       postern-verify --vkey FILE|KEY FILE...   (offline: each FILE.tlog-proof)\n"
 	"       postern-verify --vkey FILE|KEY --mirror TREE [--log DIR|URL] [--state DIR]\n"
 	"\n"
 	"Proves each FILE (by name and SHA-256) released in the log, or with --mirror\n"
 	"that the tree holds exactly the files its log publishes.\n"
 	"\n"
 	"  --vkey FILE|KEY  the log's verifier key (<name>+<id>+<base64>), or a file holding it\n"
-	"  --log DIR|URL    the log: a directory or an http(s) URL (default: TREE/log)\n"
+	"  --log DIR|URL    the log: a directory or an http(s) URL (default: TREE/log;\n"
+	"                   without it, each FILE is proved by the FILE.tlog-proof beside it)\n"
 	"  --state DIR      remember the checkpoint; refuse one that is not an extension\n"
 	"  --mirror TREE    check a whole mirror of the tree\n"
 	"  --help           this text\n"
@@ -88,8 +90,8 @@ static int parse(int argc, char **argv, struct options *o)
 		return die("nothing to verify: name downloaded files, or --mirror TREE");
 	if (o->mirror != NULL && optind != argc)
 		return die("--mirror checks a whole tree; name no files with it");
-	if (o->log == NULL && o->mirror == NULL)
-		return die("--log DIR|URL is required without --mirror");
+	if (o->log == NULL && o->mirror == NULL && o->state != NULL)
+		return die("--state needs --log: an offline proof cannot show a fork");
 	return VERIFY_OK;
 }
 
@@ -159,6 +161,8 @@ int main(int argc, char **argv)
 		return rc;
 	if (load_vkey(o.vkey, &k) != 0)
 		return VERIFY_ERROR;
+	if (o.log == NULL && o.mirror == NULL)
+		return verify_files_offline(&k, argv + optind, argc - optind);
 	if (o.log == NULL) {
 		snprintf(log_path, sizeof(log_path), "%s/log", o.mirror);
 		o.log = log_path;

@@ -4,7 +4,8 @@
  * with which SHA-256; the tree's sections (every top directory a logged path
  * starts with, sources/ always) are walked without following symlinks.
  * Not logged on purpose: the LATEST-IS symlinks and each module's
- * cache.json, which the server derives from the files and rewrites.
+ * cache.json, which the server derives from the files and rewrites, and
+ * each release's <file>.tlog-proof, which is checked against the log.
  */
 #include "verify.h"
 
@@ -99,16 +100,45 @@ static int by_path(const void *a, const void *b)
 	return strcmp(((const struct logged *)a)->path, ((const struct logged *)b)->path);
 }
 
+static struct logged *find(struct mirror *m, const char *rel)
+{
+	struct logged key;
+
+	memcpy(key.path, rel, strlen(rel) + 1);    /* walk() keeps rel within LOG_WORD_MAX */
+	return bsearch(&key, m->files, m->n, sizeof(m->files[0]), by_path);
+}
+
+/* <file>.tlog-proof beside a published file: true when it was one (checked, reported). */
+static bool checked_proof(struct mirror *m, int dir_fd, const char *name, const char *rel)
+{
+	static const char suffix[] = ".tlog-proof";
+	char release[LOG_WORD_MAX + 1];
+	size_t n = strlen(rel), s = strlen(suffix);
+	struct logged *l;
+	struct pst_err e = {{0}};
+
+	if (n <= s || strcmp(rel + n - s, suffix) != 0)
+		return false;
+	snprintf(release, sizeof(release), "%.*s", (int)(n - s), rel);
+	l = find(m, release);
+	if (l == NULL || l->gone)
+		return false;
+	if (!verify_proof_in_tree(m->v, dir_fd, name, &e))
+		differs(m, "CHANGED %s: the inclusion proof does not hold: %s\n", rel, e.msg);
+	return true;
+}
+
 static void check_file(struct mirror *m, int dir_fd, const char *name, const char *rel)
 {
-	struct logged key, *l;
+	struct logged *l;
 	struct pst_err e = {{0}};
 	char sha[65];
 	int fd;
 	struct stat st;
 
-	memcpy(key.path, rel, strlen(rel) + 1);    /* walk() keeps rel within LOG_WORD_MAX */
-	l = bsearch(&key, m->files, m->n, sizeof(m->files[0]), by_path);
+	if (checked_proof(m, dir_fd, name, rel))
+		return;
+	l = find(m, rel);
 	/* O_NONBLOCK: a FIFO planted in the tree must not hang a cron job. */
 	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {

@@ -49,8 +49,22 @@ void log_view_close(struct log_view *v);
 bool log_view_entry(const struct log_view *v, uint64_t i, struct log_entry *le,
 		    struct pst_err *e);
 
+/* one(ctx, file) for each file; the worst VERIFY_* code. */
+typedef int verify_one_fn(const void *ctx, const char *file);
+int verify_each(verify_one_fn *one, const void *ctx, char **files, int n);
+
 /* Each file by name and SHA-256: released under this log? Prints one line per file. */
 int verify_files(const struct log_view *v, char **files, int n);
+
+/* Each file by the <file>.tlog-proof beside it, with the key alone (no log). */
+int verify_files_offline(const struct tlog_vkey *k, char **files, int n);
+
+/*
+ * Whether the proof file name (<release>.tlog-proof) in dir_fd proves, under
+ * a checkpoint of this very log, the entry that published <release>.
+ */
+bool verify_proof_in_tree(const struct log_view *v, int dir_fd, const char *name,
+			  struct pst_err *e);
 
 /* The tree under tree_fd against the log: prints each difference. */
 int verify_mirror(const struct log_view *v, int tree_fd);

@@ -1,7 +1,7 @@
 /*
  * Any bytes through the release log's parsers, chosen by the first byte:
  * 'e' a log entry, 'c' a checkpoint body, 'n' a signed note, 'k' a verifier
- * key, 'b' an entry bundle. No crash; whatever parses formats back to the
+ * key, 'b' an entry bundle, 'p' a c2sp.org/tlog-proof file. No crash; whatever parses formats back to the
  * same bytes (the parsers accept exactly one spelling).
  */
 #include <stdint.h>
@@ -10,6 +10,7 @@
 
 #include "log_entry.h"
 #include "tlog_note.h"
+#include "tlog_proof_file.h"
 #include "tlog_tile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,6 +80,22 @@ static void bundle(const unsigned char *s, size_t n)
 		abort();
 }
 
+static void proof_file(const char *s, size_t n)
+{
+	static struct tlog_proof_file f;
+	static char again[TLOG_PROOF_FILE_MAX + 1];
+	struct tlog_vkey k;
+	struct tlog_checkpoint cp;
+
+	if (tlog_proof_file_parse(s, n, &f, NULL) != 0)
+		return;
+	if (tlog_proof_file_format(&f, again, sizeof(again), NULL) != (int)n || memcmp(again, s, n) != 0)
+		abort();
+	if (tlog_vkey_parse(FUZZ_VKEY, strlen(FUZZ_VKEY), &k, NULL) != 0)
+		abort();
+	(void)tlog_proof_file_check(&f, &k, &cp, NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data + 1;
@@ -92,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 'n': note(s, n); break;
 	case 'k': vkey(s, n); break;
 	case 'b': bundle(data + 1, n); break;
+	case 'p': proof_file(s, n); break;
 	default: break;
 	}
 	return 0;

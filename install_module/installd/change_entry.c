@@ -101,7 +101,18 @@ static bool replaced(const struct log_entry *le, const struct ledger_record *r, 
 	return false;
 }
 
-/* gone lines for what the record's attic event holds (but not what was put back by name). */
+/* An inclusion proof file: derived from the log, so never in it. */
+static bool is_proof(const char *name)
+{
+	size_t n = strlen(name), s = strlen(TREE_PROOF_SUFFIX);
+
+	return n > s && strcmp(name + n - s, TREE_PROOF_SUFFIX) == 0;
+}
+
+/*
+ * gone lines for what the record's attic event holds (but not what was
+ * put back by name, nor inclusion proofs).
+ */
 static int add_attic(struct log_entry *le, const struct ledger_record *r, int attic_fd,
 		     struct pst_err *e)
 {
@@ -115,7 +126,7 @@ static int add_attic(struct log_entry *le, const struct ledger_record *r, int at
 				r->attic);
 	rc = event_names(event_fd, names, LOG_ENTRY_FILES_MAX, &n, e);
 	for (i = 0; rc == 0 && i < n; i++) {
-		if (!replaced(le, r, names[i]))
+		if (!replaced(le, r, names[i]) && !is_proof(names[i]))
 			rc = add_hashed(le, r, event_fd, names[i], true, false, e);
 	}
 	for (i = 0; i < n; i++)
@@ -128,16 +139,11 @@ static int add_published(struct log_entry *le, const struct installd *d,
 			 const struct ledger_record *r, struct pst_err *e)
 {
 	char sum[NAME_MAX + 1];
-	int module_fd = tree_module_open(d->sources_fd, r->module, 0, e);
-	int dir_fd = module_fd < 0 ? -1
-		: openat(module_fd, r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dir_fd = tree_release_dir_open(d->sources_fd, r->module, r->dir, e);
 	int rc;
 
-	if (module_fd >= 0)
-		close(module_fd);
 	if (dir_fd < 0)
-		return pst_fail(e, ENOENT, "%s/%s: the release's directory is not in the tree",
-				r->module, r->dir);
+		return dir_fd;
 	snprintf(sum, sizeof(sum), "%s-%s.sha256sum", r->module, r->version);
 	rc = add_file(le, r, r->file, r->sha256, false, e);
 	if (rc == 0 && ledger_signed(r))

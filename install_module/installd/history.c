@@ -20,6 +20,7 @@
 #include "index_build.h"
 #include "log_entry.h"
 #include "release_log.h"
+#include "release_proof.h"
 #include "safefile.h"
 #include "text.h"
 #include "tlog.h"
@@ -189,7 +190,10 @@ static int finish(const struct installd *d, const struct pending *p, struct pst_
 
 	if (!ledger_parse(p->line, &r))
 		return pst_fail(e, EBADMSG, "<state>/history/" PENDING_NAME " holds no ledger line");
-	rc = ledger_append_file(d->state_fd, "ledger", p->line, true, e);
+	rc = strcmp(r.op, "install") == 0
+		? release_proof_write(d, &r, p->size, p->entry, p->entry_len, e) : 0;
+	if (rc == 0)
+		rc = ledger_append_file(d->state_fd, "ledger", p->line, true, e);
 	if (rc == 0)
 		rc = index_append(d, "module", r.module, p->line, e);
 	if (rc == 0)
@@ -269,6 +273,22 @@ static int resolve_pending(const struct installd *d, struct pst_err *e)
 	return rc;
 }
 
+/* The log's lock, held with no record left pending; the fd, or -errno. */
+static int lock_resolved(const struct installd *d, struct pst_err *e)
+{
+	int fd = lock_log(d, e);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = resolve_pending(d, e);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int history_record(const struct installd *d, const struct ledger_record *r, const char *line,
 		   struct pst_err *e)
 {
@@ -281,12 +301,10 @@ int history_record(const struct installd *d, const struct ledger_record *r, cons
 	if (rc < 0)
 		return rc;
 	p.entry_len = (size_t)rc;
-	fd = lock_log(d, e);
+	fd = lock_resolved(d, e);
 	if (fd < 0)
 		return fd;
-	rc = resolve_pending(d, e);
-	if (rc == 0)
-		rc = agreed_size(d, &p.size, e);
+	rc = agreed_size(d, &p.size, e);
 	if (rc == 0)
 		rc = write_pending(d, &p, e);
 	if (rc == 0)
@@ -313,14 +331,12 @@ int history_recorded(const struct installd *d, const char *module, const char *l
 		     bool *recorded, struct pst_err *e)
 {
 	struct line_search s = { line, false };
-	int fd = lock_log(d, e);
+	int fd = lock_resolved(d, e);
 	int rc;
 
 	if (fd < 0)
 		return fd;
-	rc = resolve_pending(d, e);
-	if (rc == 0)
-		rc = history_each_module(d, module, match_line, &s, e);
+	rc = history_each_module(d, module, match_line, &s, e);
 	close(fd);
 	*recorded = s.found;
 	return rc;
@@ -329,14 +345,12 @@ int history_recorded(const struct installd *d, const char *module, const char *l
 int history_ready(const struct installd *d, struct pst_err *e)
 {
 	uint64_t size;
-	int fd = lock_log(d, e);
+	int fd = lock_resolved(d, e);
 	int rc;
 
 	if (fd < 0)
 		return fd;
-	rc = resolve_pending(d, e);
-	if (rc == 0)
-		rc = agreed_size(d, &size, e);
+	rc = agreed_size(d, &size, e);
 	close(fd);
 	return rc < 0 ? rc : release_log_signer_ready(d->log_socket, e);
 }

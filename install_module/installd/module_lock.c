@@ -119,14 +119,7 @@ static int restore_forced(const struct installd *d, const struct ledger_record *
 /* The directory r->dir of r's module in the tree, or -errno. */
 static int open_record_dir(const struct installd *d, const struct ledger_record *r)
 {
-	int module_fd = tree_module_open(d->sources_fd, r->module, 0, NULL);
-	int fd;
-
-	if (module_fd < 0)
-		return module_fd;
-	fd = openat(module_fd, r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(module_fd);
-	return fd < 0 ? -errno : fd;
+	return tree_release_dir_open(d->sources_fd, r->module, r->dir, NULL);
 }
 
 /*

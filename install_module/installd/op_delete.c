@@ -149,20 +149,28 @@ static int move_signatures(const struct delete_job *j, int dir_fd, int event_fd,
 	return rc;
 }
 
-/* The moves of a delete (module_change_commit): the checksum, the file, its signature. */
+/*
+ * The moves of a delete (module_change_commit): the file's inclusion proof,
+ * the checksum, the file, its signature. The proof first: a crash right
+ * after leaves a release without one, still proved by the log itself,
+ * never a proof beside nothing.
+ */
 static int delete_moves(void *arg, int module_fd, int event_fd, struct pst_err *e)
 {
 	const struct delete_job *j = arg;
 	const struct tree_entry *rel = j->release;
-	char sum[NAME_MAX + 1];
+	char sum[NAME_MAX + 1], proof[NAME_MAX + sizeof(TREE_PROOF_SUFFIX)];
 	int dir_fd;
 	int rc = 0;
 
 	dir_fd = openat(module_fd, rel->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir_fd < 0)
 		return pst_fail(e, errno, "%s: cannot open: %s", rel->dir, strerror(errno));
+	snprintf(proof, sizeof(proof), "%s" TREE_PROOF_SUFFIX, rel->name);
+	if (faccessat(dir_fd, proof, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = attic_move(dir_fd, proof, event_fd, e);
 	snprintf(sum, sizeof(sum), "%s-%s.sha256sum", j->rn.module, j->rn.version);
-	if (faccessat(dir_fd, sum, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (rc == 0 && faccessat(dir_fd, sum, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		rc = attic_move(dir_fd, sum, event_fd, e);
 	if (rc == 0)
 		rc = attic_move(dir_fd, rel->name, event_fd, e);

@@ -313,7 +313,7 @@ static int open_version_dir(int module_fd, const char *dir, struct pst_err *e)
 	return fd;
 }
 
-/* --force: the old files of this version (any format, its checksum and signature) go to event_fd. */
+/* --force: the old files of this version (any format, its checksum, signature and proof) go to event_fd. */
 static int retire_old(const struct install_job *j, int module_fd, const struct tree_module *m,
 		      int event_fd, struct pst_err *e)
 {
@@ -324,7 +324,7 @@ static int retire_old(const struct install_job *j, int module_fd, const struct t
 	for (i = 0; rc == 0 && i < m->n; i++) {
 		const struct tree_entry *t = &m->entries[i];
 		if ((t->kind != TREE_RELEASE && t->kind != TREE_SHA256SUM &&
-		     t->kind != TREE_SIGNATURE) ||
+		     t->kind != TREE_SIGNATURE && t->kind != TREE_PROOF) ||
 		    !release_version_same(t->rn.version, j->rn.version))
 			continue;
 		dir_fd = openat(module_fd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -15,6 +15,7 @@
 #include "logsign.h"
 #include "safefile.h"
 #include "tlog_note.h"
+#include "tlog_proof_file.h"
 #include "tlog_tile.h"
 
 struct log_head {
@@ -249,6 +250,59 @@ int release_log_leaf(int tree_fd, uint64_t size, uint64_t index, struct tlog_has
 		tlog_tiles_free(&tiles);
 	}
 	close(h.dir.fd);
+	return rc;
+}
+
+/* f's proof and note: entry index under the checkpoint h verified. */
+static int proof_of(const struct log_head *h, uint64_t index, struct tlog_proof_file *f,
+		    unsigned char **note, struct pst_err *e)
+{
+	struct tlog_checkpoint cp;
+	size_t len;
+	int rc = tlog_proof_file_prove(tlog_dir_read, (void *)&h->dir, h->cp.size, index, f, e);
+
+	if (rc == 0)
+		rc = tlog_dir_read((void *)&h->dir, "checkpoint", TLOG_NOTE_MAX, note, &len, e);
+	if (rc < 0)
+		return rc;
+	f->note = (const char *)*note;
+	f->note_len = len;
+	/* Proved as a user will: the note read again must be the one verified. */
+	rc = tlog_proof_file_check(f, &h->vkey, &cp, e);
+	if (rc == 0 && (cp.size != h->cp.size || !tlog_hash_equal(&cp.root, &h->cp.root)))
+		rc = pst_fail(e, EBADMSG, "<tree>/log/checkpoint changed while it was read");
+	return rc;
+}
+
+int release_log_proof(int tree_fd, uint64_t size, uint64_t index, const char *entry,
+		      size_t entry_len, char *out, size_t cap, struct pst_err *e)
+{
+	struct tlog_proof_file *f = calloc(1, sizeof(*f));
+	unsigned char *note = NULL;
+	struct log_head h;
+	int rc = f == NULL ? pst_fail(e, ENOMEM, "out of memory") : open_log(tree_fd, false, &h, e);
+
+	if (rc == -ENOENT)
+		rc = pst_fail(e, ENOENT, "%s", vanished);
+	if (rc < 0) {
+		free(f);
+		return rc;
+	}
+	rc = entry_len > sizeof(f->extra) ? pst_fail(e, E2BIG, "a log entry too long to prove")
+		: read_head(&h, e);
+	if (rc == 0 && (h.cp.size != size || index >= size))
+		rc = pst_fail(e, EBADMSG, "the release log has %llu entries, not the %llu expected",
+			      (unsigned long long)h.cp.size, (unsigned long long)size);
+	if (rc == 0) {
+		memcpy(f->extra, entry, entry_len);
+		f->extra_len = entry_len;
+		rc = proof_of(&h, index, f, &note, e);
+	}
+	if (rc == 0)
+		rc = tlog_proof_file_format(f, out, cap, e);
+	close(h.dir.fd);
+	free(note);
+	free(f);
 	return rc;
 }
 

@@ -37,6 +37,14 @@ int release_log_leaf(int tree_fd, uint64_t size, uint64_t index, struct tlog_has
 		     struct pst_err *e);
 
 /*
+ * The c2sp.org/tlog-proof file of entry index (whose text is entry) under
+ * the log's checkpoint, which must have size entries: into out (cap
+ * bytes); its length, or -errno. Checked as a user will before it is given.
+ */
+int release_log_proof(int tree_fd, uint64_t size, uint64_t index, const char *entry,
+		      size_t entry_len, char *out, size_t cap, struct pst_err *e);
+
+/*
  * Whether the signer's socket takes a connection (one closed at once, which
  * the signer refuses as an empty request): asked before a change touches
  * the tree, so a signer that is down refuses the change, not its record.

@@ -72,6 +72,20 @@ static bool is_signature_name(const char *name, const char *module, struct relea
 	return release_name_parse_released(release, rn, NULL) == 0 && strcmp(rn->module, module) == 0;
 }
 
+/* "<release>.tlog-proof" of a release of module: fill rn. */
+static bool is_proof_name(const char *name, const char *module, struct release_name *rn)
+{
+	char release[NAME_MAX + 1];
+	size_t nlen = strlen(name), slen = strlen(TREE_PROOF_SUFFIX);
+
+	if (nlen <= slen || nlen - slen >= sizeof(release) ||
+	    strcmp(name + nlen - slen, TREE_PROOF_SUFFIX) != 0)
+		return false;
+	memcpy(release, name, nlen - slen);
+	release[nlen - slen] = '\0';
+	return release_name_parse_released(release, rn, NULL) == 0 && strcmp(rn->module, module) == 0;
+}
+
 static void classify(struct tree_entry *t, const char *module, const struct stat *st)
 {
 	if (S_ISLNK(st->st_mode) && strncmp(t->name, LATEST_PREFIX, strlen(LATEST_PREFIX)) == 0)
@@ -84,6 +98,8 @@ static void classify(struct tree_entry *t, const char *module, const struct stat
 		t->kind = TREE_SHA256SUM;
 	else if (S_ISREG(st->st_mode) && is_signature_name(t->name, module, &t->rn))
 		t->kind = TREE_SIGNATURE;
+	else if (S_ISREG(st->st_mode) && is_proof_name(t->name, module, &t->rn))
+		t->kind = TREE_PROOF;
 	else
 		t->kind = TREE_OTHER;
 }
@@ -219,6 +235,20 @@ void tree_module_free(struct tree_module *m)
 {
 	free(m->entries);
 	memset(m, 0, sizeof(*m));
+}
+
+int tree_release_dir_open(int sources_fd, const char *module, const char *dir, struct pst_err *e)
+{
+	int module_fd = tree_module_open(sources_fd, module, 0, e);
+	int fd;
+
+	if (module_fd < 0)
+		return module_fd;
+	fd = openat(module_fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(module_fd);
+	if (fd < 0)
+		return pst_fail(e, errno, "sources/%s/%s: cannot open: %s", module, dir, strerror(errno));
+	return fd;
 }
 
 int tree_module_open(int sources_fd, const char *module, int create, struct pst_err *e)

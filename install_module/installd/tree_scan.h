@@ -16,10 +16,13 @@
 #include "errmsg.h"
 #include "release_name.h"
 
+#define TREE_PROOF_SUFFIX ".tlog-proof"
+
 enum tree_kind {
 	TREE_RELEASE,      /* a release tarball of the module */
 	TREE_SHA256SUM,    /* <module>-<version>.sha256sum */
 	TREE_SIGNATURE,    /* <release>.asc, <release>.sig, <module>-<version>.tar.sign */
+	TREE_PROOF,        /* <release>.tlog-proof: its entry's inclusion proof (not logged) */
 	TREE_LATEST,       /* a LATEST-IS-* symlink */
 	TREE_OTHER,        /* anything else (listed as "not a release" in cache.json) */
 };
@@ -28,8 +31,8 @@ struct tree_entry {
 	enum tree_kind kind;
 	char dir[NAME_MAX + 1];   /* version directory; "." for the module directory itself */
 	char name[NAME_MAX + 1];
-	struct release_name rn;   /* TREE_RELEASE; version also set for TREE_SHA256SUM
-				   * and TREE_SIGNATURE */
+	struct release_name rn;   /* TREE_RELEASE and TREE_PROOF; version also set for
+				   * TREE_SHA256SUM and TREE_SIGNATURE */
 	off_t size;
 	time_t mtime;
 };
@@ -61,5 +64,8 @@ void tree_module_free(struct tree_module *m);
  * it (0755) when missing. -ENOENT when missing and !create.
  */
 int tree_module_open(int sources_fd, const char *module, int create, struct pst_err *e);
+
+/* Open <sources>/<module>/<dir> (a release's directory) without following symlinks. */
+int tree_release_dir_open(int sources_fd, const char *module, const char *dir, struct pst_err *e);
 
 #endif

@@ -75,6 +75,7 @@ E2E_COMPONENTS=(
 	"postern-check install_module"
 	"postern-logsign install_module"
 	"postern-client client"
+	"postern-verify client"
 )
 
 # Prints the missing ones, one per line; nothing when all are built.
@@ -336,15 +337,8 @@ e2e_start_sshd() {
 # Started as root, as under systemd: it binds the socket (postern:uploaders
 # 0660) and drops to the postern user for good before reading anything.
 e2e_start_installd() {
-	# The checker socket, as postern-check.socket makes it: one checker per
-	# connection, as postern-check, reachable by the daemon only.
-	systemd-socket-activate --seqpacket --accept --inetd -l "$E2E_ROOT/run/check.sock" \
-		setpriv --reuid=postern-check --regid=postern-check --clear-groups -- \
-		"$E2E_ROOT/bin/postern-check" </dev/null 2>/dev/null &
-	E2E_PIDS+=("$!")
-	e2e_wait_for "the checker socket" 100 test -S "$E2E_ROOT/run/check.sock"
-	chown postern:postern "$E2E_ROOT/run/check.sock"
-	chmod 0600 "$E2E_ROOT/run/check.sock"
+	# The checker socket, as postern-check.socket makes it.
+	e2e_activate "$E2E_ROOT/run/check.sock" postern-check "$E2E_ROOT/bin/postern-check"
 	e2e_start_signer
 	"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" --user postern --socket-group uploaders \
 		--socket "$E2E_ROOT/run/installd.sock" --check-socket "$E2E_ROOT/run/check.sock" \
@@ -359,13 +353,21 @@ e2e_start_signer() {
 	install -d -m 0700 -o postern-logsign -g postern-logsign "$E2E_ROOT/logsign"
 	setpriv --reuid=postern-logsign --regid=postern-logsign --clear-groups -- \
 		"$E2E_ROOT/bin/postern-logsign" --dir "$E2E_ROOT/logsign" --keygen e2e.test/log >/dev/null
-	systemd-socket-activate --seqpacket --accept --inetd -l "$E2E_ROOT/run/logsign.sock" \
-		setpriv --reuid=postern-logsign --regid=postern-logsign --clear-groups -- \
-		"$E2E_ROOT/bin/postern-logsign" --dir "$E2E_ROOT/logsign" </dev/null 2>/dev/null &
+	e2e_activate "$E2E_ROOT/run/logsign.sock" postern-logsign \
+		"$E2E_ROOT/bin/postern-logsign" --dir "$E2E_ROOT/logsign"
+}
+
+# A socket as the postern-*.socket units make it: one COMMAND per
+# connection, as USER, reachable by the daemon's user only.
+e2e_activate() { # SOCKET USER COMMAND...
+	local sock=$1 user=$2
+	shift 2
+	systemd-socket-activate --seqpacket --accept --inetd -l "$sock" \
+		setpriv --reuid="$user" --regid="$user" --clear-groups -- "$@" </dev/null 2>/dev/null &
 	E2E_PIDS+=("$!")
-	e2e_wait_for "the signer socket" 100 test -S "$E2E_ROOT/run/logsign.sock"
-	chown postern:postern "$E2E_ROOT/run/logsign.sock"
-	chmod 0600 "$E2E_ROOT/run/logsign.sock"
+	e2e_wait_for "the socket $sock" 100 test -S "$sock"
+	chown postern:postern "$sock"
+	chmod 0600 "$sock"
 }
 
 # Processes of this run other than the servers it started: everything whose

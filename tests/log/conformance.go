@@ -2,13 +2,17 @@
 // (Debian's golang-golang-x-mod-dev), an implementation we did not write:
 //
 //	go run conformance.go VKEY LOGDIR [OLD-CHECKPOINT]
+//	go run conformance.go proof VKEY FILE.tlog-proof
 //
 // note.Open checks the checkpoint's signature with the verifier key;
 // tlog.TileHashReader reads our hash tiles (checking each against the
 // signed tree hash, as Go's clients do); every entry's record hash must be
 // the level-0 hash the tiles hold, every entry's inclusion proof must check,
 // and with OLD-CHECKPOINT (an earlier signed checkpoint) the tree must be a
-// consistency-proved extension of it.
+// consistency-proved extension of it. proof reads a c2sp.org/tlog-proof
+// file (the format parsed here, independently of postern's parser): its
+// checkpoint must open with note.Open and its inclusion proof must pass
+// tlog.CheckRecord for the record hash of its extra data (the entry).
 package main
 
 import (
@@ -98,7 +102,62 @@ func entries(dir tileDir, n int64) [][]byte {
 	return out
 }
 
+func checkProofFile(vkeyFile, proofFile string) {
+	vkey, err := os.ReadFile(vkeyFile)
+	if err != nil {
+		fail("%v", err)
+	}
+	verifier, err := note.NewVerifier(strings.TrimSpace(string(vkey)))
+	if err != nil {
+		fail("verifier key: %v", err)
+	}
+	data, err := os.ReadFile(proofFile)
+	if err != nil {
+		fail("%v", err)
+	}
+	head, msg, ok := strings.Cut(string(data), "\n\n")
+	if !ok {
+		fail("tlog-proof: no empty line before the checkpoint")
+	}
+	lines := strings.Split(head, "\n")
+	if len(lines) < 3 || lines[0] != "c2sp.org/tlog-proof@v1" || !strings.HasPrefix(lines[1], "extra ") ||
+		!strings.HasPrefix(lines[2], "index ") {
+		fail("tlog-proof: not c2sp.org/tlog-proof@v1 with extra and index lines")
+	}
+	extra, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(lines[1], "extra "))
+	if err != nil {
+		fail("tlog-proof extra: %v", err)
+	}
+	index, err := strconv.ParseInt(strings.TrimPrefix(lines[2], "index "), 10, 64)
+	if err != nil {
+		fail("tlog-proof index: %v", err)
+	}
+	var proof tlog.RecordProof
+	for _, l := range lines[3:] {
+		raw, err := base64.StdEncoding.DecodeString(l)
+		if err != nil || len(raw) != tlog.HashSize {
+			fail("tlog-proof: proof line %q", l)
+		}
+		var h tlog.Hash
+		copy(h[:], raw)
+		proof = append(proof, h)
+	}
+	n, err := note.Open([]byte(msg), note.VerifierList(verifier))
+	if err != nil {
+		fail("tlog-proof checkpoint: %v", err)
+	}
+	_, tree := parseCheckpoint(n.Text)
+	if err := tlog.CheckRecord(proof, tree.N, tree.Hash, index, tlog.RecordHash(extra)); err != nil {
+		fail("tlog-proof of entry %d: %v", index, err)
+	}
+	fmt.Printf("go sumdb: tlog-proof of entry %d under the checkpoint of %d entries verified\n", index, tree.N)
+}
+
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "proof" {
+		checkProofFile(os.Args[2], os.Args[3])
+		return
+	}
 	if len(os.Args) != 3 && len(os.Args) != 4 {
 		fail("usage: conformance VKEY LOGDIR [OLD-CHECKPOINT]")
 	}

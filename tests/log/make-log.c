@@ -2,10 +2,13 @@
  * The tests' log writer, until postern-installd writes the log itself:
  *   make-log keygen NAME SKEYFILE VKEYFILE
  *   make-log append SKEYFILE LOGDIR ENTRYFILE...
+ *   make-log proof VKEYFILE LOGDIR INDEX ENTRYFILE OUT
  * append extends the log from its current checkpoint (none: empty) with the
  * entries (each file one entry, checked with log_entry_parse), writes the
  * tiles, then the checkpoint signed with the key: the order and library
- * calls the daemon will make.
+ * calls the daemon will make. proof writes the c2sp.org/tlog-proof of entry
+ * INDEX (whose text is ENTRYFILE) under the current checkpoint, as the
+ * daemon does beside each release.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include "safefile.h"
 #include "tlog_dir.h"
 #include "tlog_note.h"
+#include "tlog_proof_file.h"
 
 static int fail(const char *what, const struct pst_err *e)
 {
@@ -125,13 +129,59 @@ static int append(int argc, char **argv)
 	return 0;
 }
 
+static int proof(char **argv)
+{
+	struct tlog_dir d = {.rule = {.uid = SF_ANY_UID, .gid = SF_ANY_GID, .forbid = 022}};
+	struct tlog_proof_file *f = calloc(1, sizeof(*f));
+	struct tlog_checkpoint cp;
+	struct tlog_vkey k;
+	struct pst_err e = {{0}};
+	char *vkey, *entry, *out = malloc(TLOG_PROOF_FILE_MAX);
+	unsigned char *note;
+	size_t len, note_len;
+	int body, n;
+	FILE *o;
+
+	if (f == NULL || out == NULL || read_file(argv[0], TLOG_VKEY_MAX + 1, &vkey, &len, &e) < 0 ||
+	    tlog_vkey_parse(vkey, strcspn(vkey, "\n"), &k, &e) < 0)
+		return fail("key", &e);
+	d.fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d.fd < 0 || tlog_dir_read(&d, "checkpoint", TLOG_NOTE_MAX, &note, &note_len, &e) < 0)
+		return fail(argv[1], &e);
+	body = tlog_note_open(&k, (char *)note, note_len, &e);
+	if (body < 0 || tlog_checkpoint_parse((char *)note, (size_t)body, &cp, &e) < 0)
+		return fail("checkpoint", &e);
+	if (read_file(argv[3], sizeof(f->extra), &entry, &len, &e) < 0)
+		return fail(argv[3], &e);
+	memcpy(f->extra, entry, len);
+	f->extra_len = len;
+	f->note = (char *)note;
+	f->note_len = note_len;
+	if (tlog_proof_file_prove(tlog_dir_read, &d, cp.size, strtoull(argv[2], NULL, 10), f, &e) < 0 ||
+	    (n = tlog_proof_file_format(f, out, TLOG_PROOF_FILE_MAX, &e)) < 0)
+		return fail("proof", &e);
+	o = fopen(argv[4], "we");
+	if (o == NULL || fwrite(out, 1, (size_t)n, o) != (size_t)n || fclose(o) != 0)
+		return fprintf(stderr, "make-log: cannot write %s\n", argv[4]), 1;
+	free(vkey);
+	free(entry);
+	free(note);
+	free(out);
+	free(f);
+	close(d.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 7 && strcmp(argv[1], "proof") == 0)
+		return proof(argv + 2);
 	if (argc == 5 && strcmp(argv[1], "keygen") == 0)
 		return keygen(argv + 2);
 	if (argc >= 5 && strcmp(argv[1], "append") == 0)
 		return append(argc - 2, argv + 2);
 	fprintf(stderr, "usage: make-log keygen NAME SKEYFILE VKEYFILE\n"
-			"       make-log append SKEYFILE LOGDIR ENTRYFILE...\n");
+			"       make-log append SKEYFILE LOGDIR ENTRYFILE...\n"
+			"       make-log proof VKEYFILE LOGDIR INDEX ENTRYFILE OUT\n");
 	return 2;
 }

@@ -112,6 +112,41 @@ expect 2 "ERROR the log: .*/nothing/checkpoint: not found \\(404\\)" "$verify" -
 expect 2 "ERROR the log: .*Couldn't connect|ERROR the log: .*connect" \
 	"$verify" --vkey log.vkey --log "http://127.0.0.1:1/log" "$gtk"
 
+echo "== the inclusion proof beside a release (c2sp.org/tlog-proof), offline"
+gtk1=tree/sources/gtk/4.14/gtk-4.14.1.tar.xz
+"$make_log" proof log.vkey tree/log 302 entries/gtk-4.14.1 "$gtk1.tlog-proof"
+expect 0 "^OK .*gtk-4.14.1.tar.xz: gtk 4.14.1, entry 302 of 304, uploaded by alice \(offline" \
+	"$verify" --vkey log.vkey "$gtk1"
+expect 0 "go sumdb: tlog-proof of entry 302 under the checkpoint of 304 entries verified" \
+	go_conformance proof log.vkey "$gtk1.tlog-proof"
+expect 0 "^OK the mirror holds exactly the 604 files" "$verify" --vkey log.vkey --mirror tree
+expect 2 "ERROR .*gtk-4.14.0.tar.xz.tlog-proof: cannot open it" "$verify" --vkey log.vkey "$gtk"
+expect 2 "state needs --log" "$verify" --vkey log.vkey --state state "$gtk1"
+mkdir -p p1 && cp "$gtk1" "$gtk1.tlog-proof" p1/
+sed -i 's/^index 302$/index 301/' p1/gtk-4.14.1.tar.xz.tlog-proof
+expect 1 "^MISMATCH .*: the inclusion proof of entry 301 does not lead to the signed root" \
+	"$verify" --vkey log.vkey p1/gtk-4.14.1.tar.xz
+expect 1 "tlog-proof of entry 301: " go_conformance proof log.vkey p1/gtk-4.14.1.tar.xz.tlog-proof
+cp "$gtk1.tlog-proof" p1/
+head -c 2000 /dev/urandom >p1/gtk-4.14.1.tar.xz
+expect 1 "^MISMATCH .*: sha256 [0-9a-f]{64}: the proved entry 302 did not publish this file" \
+	"$verify" --vkey log.vkey p1/gtk-4.14.1.tar.xz
+mkdir -p p2 && cp "$gtk1" p2/
+"$make_log" keygen releases.test/postern-log p2.key p2.vkey
+"$make_log" append p2.key p2 entries/gtk-4.14.1
+"$make_log" proof p2.vkey p2 0 entries/gtk-4.14.1 p2/gtk-4.14.1.tar.xz.tlog-proof
+expect 1 "^MISMATCH .*the note is not signed by the log key" "$verify" --vkey log.vkey p2/gtk-4.14.1.tar.xz
+cp -a tree p3
+"$make_log" proof log.vkey tree/log 0 entries/gtk-4.14.0 p3/sources/gtk/4.14/gtk-4.14.1.tar.xz.tlog-proof
+expect 1 "^CHANGED sources/gtk/4.14/gtk-4.14.1.tar.xz.tlog-proof: the inclusion proof does not hold: entry 0 does not publish gtk-4.14.1.tar.xz" \
+	"$verify" --vkey log.vkey --mirror p3
+cp "$gtk1.tlog-proof" p3/sources/gtk/4.14/gtk-4.14.0.tar.xz.tlog-proof
+sed -i '2s/^extra ..../extra cG9z/' p3/sources/gtk/4.14/gtk-4.14.0.tar.xz.tlog-proof
+expect 1 "^CHANGED sources/gtk/4.14/gtk-4.14.0.tar.xz.tlog-proof: the inclusion proof does not hold" \
+	"$verify" --vkey log.vkey --mirror p3
+echo stray >p3/sources/gtk/4.14/gtk-4.99.0.tar.xz.tlog-proof
+expect 1 "^UNLOGGED sources/gtk/4.14/gtk-4.99.0.tar.xz.tlog-proof" "$verify" --vkey log.vkey --mirror p3
+
 echo "== tamper: a tarball and its .sha256sum replaced in the tree"
 cp -a tree t1
 head -c 2000 /dev/urandom >t1/sources/gtk/4.14/gtk-4.14.0.tar.xz

@@ -85,13 +85,13 @@ wait_for_socket() {
 	die "the daemon's socket $1 never appeared"
 }
 
-# postern-check.socket and postern-check@.service as systemd runs them: one
-# checker per connection, as the unit's User=, on the unit's socket with its
-# owner and mode. (The unit's extra sandbox is systemd's; the checker's own
-# confinement is tested in tests/install_module.)
-start_checker_like_units() {
-	local socket_unit=/lib/systemd/system/postern-check.socket
-	local service_unit=/lib/systemd/system/postern-check@.service
+# A socket unit and its Accept=yes service as systemd runs them: one
+# service per connection, as the unit's User=, on the unit's socket with its
+# owner and mode. (The unit's extra sandbox is systemd's; the programs' own
+# confinement is tested in tests/install_module.) Sets ACTIVATOR to its pid.
+start_accepting_unit_like_systemd() { # UNIT LOG
+	local socket_unit=/lib/systemd/system/$1.socket
+	local service_unit=/lib/systemd/system/$1@.service
 	local listen
 	listen=$(unit_key "$socket_unit" ListenSequentialPacket)
 	rm -f "$listen"
@@ -99,29 +99,21 @@ start_checker_like_units() {
 		systemd-socket-activate --seqpacket --accept --inetd -l "$listen" \
 		setpriv --reuid="$(unit_key "$service_unit" User)" --regid="$(unit_key "$service_unit" Group)" \
 			--clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- \
-			"$(unit_key "$service_unit" ExecStart)" >"$WORK/checker.log" 2>&1 &
-	CHECKER_PID=$!
-	wait_for_socket "$listen" "$WORK/checker.log"
+			"$(unit_key "$service_unit" ExecStart)" >"$2" 2>&1 &
+	ACTIVATOR=$!
+	wait_for_socket "$listen" "$2"
 	chown "$(unit_key "$socket_unit" SocketUser):$(unit_key "$socket_unit" SocketGroup)" "$listen"
 	chmod "$(unit_key "$socket_unit" SocketMode)" "$listen"
 }
 
-# postern-logsign.socket and postern-logsign@.service, the same way.
+start_checker_like_units() {
+	start_accepting_unit_like_systemd postern-check "$WORK/checker.log"
+	CHECKER_PID=$ACTIVATOR
+}
+
 start_signer_like_units() {
-	local socket_unit=/lib/systemd/system/postern-logsign.socket
-	local service_unit=/lib/systemd/system/postern-logsign@.service
-	local listen
-	listen=$(unit_key "$socket_unit" ListenSequentialPacket)
-	rm -f "$listen"
-	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		systemd-socket-activate --seqpacket --accept --inetd -l "$listen" \
-		setpriv --reuid="$(unit_key "$service_unit" User)" --regid="$(unit_key "$service_unit" Group)" \
-			--clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- \
-			"$(unit_key "$service_unit" ExecStart)" >"$WORK/signer.log" 2>&1 &
-	SIGNER_PID=$!
-	wait_for_socket "$listen" "$WORK/signer.log"
-	chown "$(unit_key "$socket_unit" SocketUser):$(unit_key "$socket_unit" SocketGroup)" "$listen"
-	chmod "$(unit_key "$socket_unit" SocketMode)" "$listen"
+	start_accepting_unit_like_systemd postern-logsign "$WORK/signer.log"
+	SIGNER_PID=$ACTIVATOR
 }
 
 start_daemon_like_units() {

@@ -232,8 +232,25 @@ smoke_shell_and_daemon() {
 
 # DEPLOY.md's "Without systemd" as written: the runtime directories, the
 # daemon as root under a supervisor (here: this script), the crontab line.
+# DEPLOY.md's recipe for a socket activator without systemd, run as written;
+# its socket must end up the daemon's alone. Sets ACTIVATOR to its pid.
+start_recipe_activator() { # RECIPE SOCKET LOG
+	local cmd
+	cmd=$(recipe "$1" /usr/share/doc/postern-server/DEPLOY.md.gz)
+	[ -n "$cmd" ] || die "DEPLOY.md: no $1 recipe"
+	bash -c "$cmd" >"$3" 2>&1 &
+	ACTIVATOR=$!
+	wait_for_socket "$2" "$3"
+	# The recipe chowns the socket after it appears.
+	for _ in $(seq 100); do
+		[ "$(stat -c '%U:%G %a' "$2")" = "postern:postern 600" ] && break
+		sleep 0.05
+	done
+	expect_mode "$2" "postern:postern 600"
+}
+
 smoke_without_systemd() {
-	local lines out cron rc checker signer
+	local lines out cron rc
 	lines=$(recipe no-systemd /usr/share/doc/postern-server/DEPLOY.md.gz)
 	[ "$(wc -l <<<"$lines")" = 3 ] || die "DEPLOY.md: no 3-line no-systemd recipe: $lines"
 	rm -rf /run/postern /run/sshd
@@ -242,26 +259,10 @@ smoke_without_systemd() {
 	expect_mode /run/sshd "root:root 755"
 	# The daemon reads the policy once, at start.
 	sed -i 's/^    maintainers: \[ptpkg-maint\]$/    maintainers: [ptpkg-maint, ptpkg-alice]/' /etc/postern/postern.yaml
-	checker=$(recipe checker-activator /usr/share/doc/postern-server/DEPLOY.md.gz)
-	[ -n "$checker" ] || die "DEPLOY.md: no checker-activator recipe"
-	bash -c "$checker" >"$WORK/no-systemd-checker.log" 2>&1 &
-	CHECKER_PID=$!
-	wait_for_socket /run/postern/check.sock "$WORK/no-systemd-checker.log"
-	for _ in $(seq 100); do
-		[ "$(stat -c '%U:%G %a' /run/postern/check.sock)" = "postern:postern 600" ] && break
-		sleep 0.05
-	done
-	expect_mode /run/postern/check.sock "postern:postern 600"
-	signer=$(recipe signer-activator /usr/share/doc/postern-server/DEPLOY.md.gz)
-	[ -n "$signer" ] || die "DEPLOY.md: no signer-activator recipe"
-	bash -c "$signer" >"$WORK/no-systemd-signer.log" 2>&1 &
-	SIGNER_PID=$!
-	wait_for_socket /run/postern/logsign.sock "$WORK/no-systemd-signer.log"
-	for _ in $(seq 100); do
-		[ "$(stat -c '%U:%G %a' /run/postern/logsign.sock)" = "postern:postern 600" ] && break
-		sleep 0.05
-	done
-	expect_mode /run/postern/logsign.sock "postern:postern 600"
+	start_recipe_activator checker-activator /run/postern/check.sock "$WORK/no-systemd-checker.log"
+	CHECKER_PID=$ACTIVATOR
+	start_recipe_activator signer-activator /run/postern/logsign.sock "$WORK/no-systemd-signer.log"
+	SIGNER_PID=$ACTIVATOR
 	bash -c "exec $(tail -n 1 <<<"$lines")" >"$WORK/no-systemd.log" 2>&1 &
 	DAEMON_PID=$!
 	wait_for_socket /run/postern/installd.sock "$WORK/no-systemd.log"

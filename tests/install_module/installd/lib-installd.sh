@@ -69,25 +69,40 @@ setup_signer() {
 	as ptinst-s "$LOGSIGN" --dir "$R/logsign" --keygen ptinst.test/log >/dev/null
 }
 
-# The signer's socket, as postern-logsign.socket makes it: one signer per
-# connection, as ptinst-s, reachable by the daemon's user only.
+# A socket as postern-check.socket and postern-logsign.socket make it: one
+# COMMAND per connection, as USER, reachable by the daemon's user only.
+# Sets ACTIVATOR to the activator's pid.
+start_activated() { # SOCKET USER STDERR COMMAND...
+	local sock=$1 user=$2 err=$3
+	shift 3
+	rm -f "$sock"
+	systemd-socket-activate --seqpacket --accept --inetd -l "$sock" \
+		setpriv --reuid="$user" --regid="$user" --clear-groups --inh-caps=-all -- \
+		"$@" 2>>"$err" &
+	ACTIVATOR=$!
+	wait_until test -S "$sock"
+	chown ptinst-d:ptinst-d "$sock"
+	chmod 0600 "$sock"
+}
+
+# By pid, not by process group: its children first, then the activator.
+# `|| true`: under set -e (the benches) a pkill that found no child would
+# end the EXIT trap here, leaving the daemon running.
+stop_activated() { # PID
+	[ -n "$1" ] || return 0
+	pkill -9 -P "$1" 2>/dev/null || true
+	kill -9 "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
 start_signer() {
 	stop_signer
-	rm -f "$R/run/logsign.sock"
-	systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/logsign.sock" \
-		setpriv --reuid=ptinst-s --regid=ptinst-s --clear-groups --inh-caps=-all -- \
-		"$LOGSIGN" --dir "$R/logsign" 2>>"$R/signer.err" &
-	SIGND=$!
-	wait_until test -S "$R/run/logsign.sock"
-	chown ptinst-d:ptinst-d "$R/run/logsign.sock"
-	chmod 0600 "$R/run/logsign.sock"
+	start_activated "$R/run/logsign.sock" ptinst-s "$R/signer.err" "$LOGSIGN" --dir "$R/logsign"
+	SIGND=$ACTIVATOR
 }
 
 stop_signer() {
-	[ -n "${SIGND:-}" ] || return 0
-	pkill -9 -P "$SIGND" 2>/dev/null || true
-	kill -9 "$SIGND" 2>/dev/null || true
-	wait "$SIGND" 2>/dev/null || true
+	stop_activated "${SIGND:-}"
 	SIGND=
 }
 
@@ -122,28 +137,14 @@ YAML
 	chmod 0644 /etc/postern/postern.yaml
 }
 
-# The checker socket, as postern-check.socket makes it: one postern-check
-# per connection, as ptinst-c, reachable by the daemon's user only.
 start_checker() {
 	stop_checker
-	rm -f "$R/run/check.sock"
-	systemd-socket-activate --seqpacket --accept --inetd -l "$R/run/check.sock" \
-		setpriv --reuid=ptinst-c --regid=ptinst-c --clear-groups --inh-caps=-all -- \
-		"$CHECKER" 2>>"$R/checker.err" &
-	CHECKD=$!
-	wait_until test -S "$R/run/check.sock"
-	chown ptinst-d:ptinst-d "$R/run/check.sock"
-	chmod 0600 "$R/run/check.sock"
+	start_activated "$R/run/check.sock" ptinst-c "$R/checker.err" "$CHECKER"
+	CHECKD=$ACTIVATOR
 }
 
 stop_checker() {
-	[ -n "$CHECKD" ] || return 0
-	# By pid, not by process group: its checkers first, then the activator.
-	# `|| true`: under set -e (the benches) a pkill that found no checker
-	# would end the EXIT trap here, leaving the daemon running.
-	pkill -9 -P "$CHECKD" 2>/dev/null || true
-	kill -9 "$CHECKD" 2>/dev/null || true
-	wait "$CHECKD" 2>/dev/null || true
+	stop_activated "${CHECKD:-}"
 	CHECKD=
 }
 

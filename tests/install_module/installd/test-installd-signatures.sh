@@ -210,8 +210,8 @@ printf '%s' "$out" | grep -q 'ptsig-2.1.tar.xz and its signature ptsig-2.1.tar.x
 	ok "delete-own: release and signature leave the tree" || not_ok "delete-own: $(flat "$out")"
 ev=$(find "$R/state/attic/ptsig" -name ptsig-2.1.tar.xz.asc -type f | head -1)
 [ -n "$ev" ] && [ -f "$(dirname "$ev")/ptsig-2.1.tar.xz" ] &&
-	[ "$(find "$R/state/attic" -type f | wc -l)" = $((before_attic + 3)) ] &&
-	ok "delete-own: the signature is in the attic with its release and checksum" ||
+	[ "$(find "$R/state/attic" -type f | wc -l)" = $((before_attic + 4)) ] &&
+	ok "delete-own: the signature is in the attic with its release, checksum and inclusion proof" ||
 	not_ok "attic: $(flat "$(find "$R/state/attic" -type f 2>&1)")"
 
 make_tarball ptinst-rt ptmod-3.0.tar.xz
