@@ -83,6 +83,24 @@ static bool deletes_enabled(const struct delete_facts *f, struct decision *d)
 	return true;
 }
 
+/* A clock set back must not reopen the window: it only ever shuts it. */
+static bool clock_not_behind(const struct delete_facts *f, struct decision *d)
+{
+	time_t seen = f->clock_seen > f->installed_when ? f->clock_seen : f->installed_when;
+	char behind[32];
+
+	if (f->release_team || f->now >= seen)
+		return true;
+	format_span((unsigned long long)(seen - f->now), behind, sizeof(behind));
+	return decision_refuse(d,
+			       "the server's clock is %s behind a time it has already seen (%s): it was "
+			       "set back, so the delete window cannot be judged; deletes are refused "
+			       "until the clock is right again (an administrator who finds the later "
+			       "time was the wrong one removes <state>/history/clock) (%s)",
+			       behind, f->clock_seen > f->installed_when ? "an earlier request"
+			       : "this release's install", DELETE_ALTERNATIVES);
+}
+
 static bool within_delete_window(const struct delete_facts *f, struct decision *d)
 {
 	time_t age = f->now - f->installed_when;
@@ -105,6 +123,7 @@ static const struct delete_rule rules[] = {
 	{ DELETE_STAGE_TREE, "file_released", file_released },
 	{ DELETE_STAGE_LEDGER, "installed_by_asker", installed_by_asker },
 	{ DELETE_STAGE_LEDGER, "deletes_enabled", deletes_enabled },
+	{ DELETE_STAGE_LEDGER, "clock_not_behind", clock_not_behind },
 	{ DELETE_STAGE_LEDGER, "within_delete_window", within_delete_window },
 };
 

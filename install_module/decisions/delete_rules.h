@@ -7,11 +7,12 @@
  *   request   name, policy                       release_name, policy_allows
  *   module    whether the module has a directory  module_has_releases
  *   tree      the module's files                  file_released
- *   ledger    who installed it and when, now     installed_by_asker, deletes_enabled,
- *                                                within_delete_window
+ *   ledger    who installed it and when, now,    installed_by_asker, deletes_enabled,
+ *             the latest time seen before now    clock_not_behind, within_delete_window
  *
  * Nobody deletes another user's release, the release team included; the
- * release team is not bound by the window.
+ * release team is not bound by the window. A clock set back (behind the
+ * install, or behind any time the daemon has already seen) refuses.
  */
 #ifndef POSTERN_DELETE_RULES_H
 #define POSTERN_DELETE_RULES_H
@@ -41,6 +42,7 @@ struct delete_facts {
 	const char *installer;         /* the ledger's latest install of file, or NULL */
 	time_t installed_when;
 	time_t now;
+	time_t clock_seen;             /* the latest time the daemon has seen before now */
 	unsigned delete_window;        /* seconds; 0: deleting is off */
 	bool release_team;
 };

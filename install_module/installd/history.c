@@ -27,6 +27,7 @@
 
 #define SIZE_NAME "log.size"
 #define PENDING_NAME "log.pending"
+#define CLOCK_NAME "clock"
 #define PENDING_MAX (64 + LEDGER_LINE_MAX + LOG_ENTRY_TEXT_MAX)
 
 struct pending {
@@ -76,31 +77,72 @@ static bool parse_size(const char *s, uint64_t *n, const char **end)
 	return errno == 0;
 }
 
-/* The log's size per <state>/log.size; *have false when the file is missing. */
-static int read_size(const struct installd *d, uint64_t *n, bool *have, struct pst_err *e)
+/* The number in <state>/history/<name>; *have false when the file is missing. */
+static int read_number(const struct installd *d, const char *name, uint64_t *n, bool *have,
+		       struct pst_err *e)
 {
 	const char *end;
 	char *text = NULL;
 	size_t len;
-	int rc = read_small(d, SIZE_NAME, 32, &text, &len, e);
+	int rc = read_small(d, name, 32, &text, &len, e);
 
 	*n = 0;
 	*have = rc == 0;
 	if (rc == -ENOENT)
 		return 0;
 	if (rc == 0 && (!parse_size(text, n, &end) || strcmp(end, "\n") != 0))
-		rc = pst_fail(e, EBADMSG, "<state>/history/" SIZE_NAME " is not one number: restore it "
-			      "(RELEASES.md, \"The release log\")");
+		rc = pst_fail(e, EBADMSG, "<state>/history/%s is not one number: restore it "
+			      "(RELEASES.md, \"The release log\")", name);
 	free(text);
 	return rc;
 }
 
-static int write_size(const struct installd *d, uint64_t n, struct pst_err *e)
+static int write_number(const struct installd *d, const char *name, uint64_t n, struct pst_err *e)
 {
 	char text[32];
 	int len = snprintf(text, sizeof(text), "%" PRIu64 "\n", n);
 
-	return sf_write_atomic(d->history_fd, SIZE_NAME, text, (size_t)len, &own_file, e);
+	return sf_write_atomic(d->history_fd, name, text, (size_t)len, &own_file, e);
+}
+
+/* The log's size per <state>/history/log.size. */
+static int read_size(const struct installd *d, uint64_t *n, bool *have, struct pst_err *e)
+{
+	return read_number(d, SIZE_NAME, n, have, e);
+}
+
+static int write_size(const struct installd *d, uint64_t n, struct pst_err *e)
+{
+	return write_number(d, SIZE_NAME, n, e);
+}
+
+/*
+ * <state>/history/clock: the latest time the daemon has seen, raised to
+ * now; *seen is what it held before. Under the lock. A clock set back
+ * shows as now < *seen, and the file keeps the later time.
+ */
+static int raise_clock(const struct installd *d, time_t now, time_t *seen, struct pst_err *e)
+{
+	uint64_t was;
+	bool have;
+	int rc = read_number(d, CLOCK_NAME, &was, &have, e);
+
+	*seen = rc == 0 && was <= (uint64_t)INT64_MAX ? (time_t)was : 0;
+	if (rc == 0 && now > *seen)
+		rc = write_number(d, CLOCK_NAME, (uint64_t)now, e);
+	return rc;
+}
+
+int history_clock(const struct installd *d, time_t now, time_t *seen, struct pst_err *e)
+{
+	int fd = lock_log(d, e);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = raise_clock(d, now, seen, e);
+	close(fd);
+	return rc;
 }
 
 static int write_pending(const struct installd *d, const struct pending *p, struct pst_err *e)
@@ -293,6 +335,7 @@ int history_record(const struct installd *d, const struct ledger_record *r, cons
 		   struct pst_err *e)
 {
 	struct pending p;
+	time_t seen;
 	int rc, fd;
 
 	if (!str_copy(p.line, sizeof(p.line), line))
@@ -304,7 +347,9 @@ int history_record(const struct installd *d, const struct ledger_record *r, cons
 	fd = lock_resolved(d, e);
 	if (fd < 0)
 		return fd;
-	rc = agreed_size(d, &p.size, e);
+	rc = raise_clock(d, time(NULL), &seen, e);
+	if (rc == 0)
+		rc = agreed_size(d, &p.size, e);
 	if (rc == 0)
 		rc = write_pending(d, &p, e);
 	if (rc == 0)
@@ -386,6 +431,7 @@ int history_each_user(const struct installd *d, const char *user, ledger_visit_f
 int history_open(const struct installd *d, struct pst_err *e)
 {
 	uint64_t size;
+	time_t seen;
 	int fd = lock_log(d, e);
 	int rc, idx;
 
@@ -403,6 +449,8 @@ int history_open(const struct installd *d, struct pst_err *e)
 		close(idx);
 	if (rc == 0)
 		rc = agreed_size(d, &size, e);
+	if (rc == 0)
+		rc = raise_clock(d, time(NULL), &seen, e);
 	close(fd);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #define POSTERN_HISTORY_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "installd.h"
 #include "ledger.h"
@@ -45,6 +46,12 @@ int history_record(const struct installd *d, const struct ledger_record *r, cons
 /* Whether line (of module's change) is already recorded; finishes a pending record first. */
 int history_recorded(const struct installd *d, const char *module, const char *line,
 		     bool *recorded, struct pst_err *e);
+
+/*
+ * The latest time the daemon has seen before now (<state>/history/clock,
+ * raised to now): what a clock set back is caught by. 0 the first time.
+ */
+int history_clock(const struct installd *d, time_t now, time_t *seen, struct pst_err *e);
 
 /* The records of one module, or of one user, oldest first (ledger_each's contract). */
 int history_each_module(const struct installd *d, const char *module, ledger_visit_fn *fn,

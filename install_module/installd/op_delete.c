@@ -45,10 +45,11 @@ struct delete_job {
 	char policy_reason[512];
 };
 
-static bool refuse(const struct delete_job *j, const char *reason)
+/* rule: the delete rule that refused (delete_rules.h), or NULL for an error. */
+static bool refuse(const struct delete_job *j, const char *rule, const char *reason)
 {
 	audit_emit(LOG_NOTICE, "delete_refused", &j->peer->session,
-		   "file", j->file,
+		   "file", j->file, "rule", rule != NULL ? rule : "-",
 		   "module", j->have_name ? j->rn.module : NULL,
 		   "version", j->have_name ? j->rn.version : NULL,
 		   "reason", reason, "kind", "release",
@@ -62,7 +63,7 @@ static bool fail(const struct delete_job *j, const struct pst_err *e)
 	char reason[PST_ERR_MAX + 64];
 
 	snprintf(reason, sizeof(reason), "internal error, nothing was deleted: %s", e->msg);
-	return refuse(j, reason);
+	return refuse(j, NULL, reason);
 }
 
 static bool find_install(const struct ledger_record *r, const char *line, void *arg)
@@ -85,7 +86,7 @@ static bool allowed(const struct delete_job *j, enum delete_stage stage)
 
 	if (delete_rules_check(stage, &j->facts, &d))
 		return true;
-	return refuse(j, d.reason);
+	return refuse(j, d.rule, d.reason);
 }
 
 static void gather_request(struct delete_job *j)
@@ -120,6 +121,8 @@ static bool ledger_allows(struct delete_job *j)
 		j->facts.installed_when = j->installed.when;
 	}
 	j->facts.now = time(NULL);
+	if (history_clock(j->d, j->facts.now, &j->facts.clock_seen, &e) < 0)
+		return fail(j, &e);
 	return allowed(j, DELETE_STAGE_LEDGER);
 }
 

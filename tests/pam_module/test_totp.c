@@ -112,6 +112,26 @@ static void lockout_refuses_right_code(void **state)
 	assert_int_equal(r.locked_until, 0);
 }
 
+/* A clock set back reopens nothing: the lockout holds, a used code stays used. */
+static void clock_set_back(void **state)
+{
+	const struct totp_policy p = { .window = 1, .max_failures = 1, .lockout = 100 };
+	struct totp_record r;
+	struct totp_outcome o;
+
+	(void)state;
+	record_with_seed(&r, TOTP_SHA1, "12345678901234567890");
+	assert_int_equal(totp_verify(&r, "94287082", 59, &p, &o), TOTP_ACCEPT_CODE);
+	/* Set back within the code's own step: the used code is a replay. */
+	assert_int_equal(totp_verify(&r, "94287082", 40, &p, &o), TOTP_REJECT_REPLAY);
+	assert_true(o.lockout_started);
+	assert_int_equal(r.locked_until, 140);
+	/* Back before the lockout began: still locked, and not ended early. */
+	assert_int_equal(totp_verify(&r, "94287082", 10, &p, &o), TOTP_REJECT_LOCKED);
+	assert_int_equal(r.locked_until, 140);
+	assert_int_equal(totp_verify(&r, "94287082", 139, &p, &o), TOTP_REJECT_LOCKED);
+}
+
 static void recovery_code_once(void **state)
 {
 	struct totp_record r;
@@ -386,6 +406,7 @@ int main(void)
 		cmocka_unit_test(rfc6238_vectors),
 		cmocka_unit_test(window_and_replay),
 		cmocka_unit_test(lockout_refuses_right_code),
+		cmocka_unit_test(clock_set_back),
 		cmocka_unit_test(recovery_code_once),
 		cmocka_unit_test(lockout_costs_the_same_work),
 		cmocka_unit_test(code_input),

@@ -69,6 +69,12 @@ static void one_unit_late(struct delete_facts *f)
 }
 static void at_window(struct delete_facts *f) { f->installed_when = NOW - 86400; }
 static void team_late(struct delete_facts *f) { day_late(f); f->release_team = true; }
+/* The clock set back behind the install: the window would look open again. */
+static void clock_behind_install(struct delete_facts *f) { f->installed_when = NOW + 7200; }
+/* Set back behind a request the daemon saw after the window shut, but not behind the install. */
+static void clock_behind_seen(struct delete_facts *f) { f->clock_seen = NOW + 90000; }
+static void clock_seen_earlier(struct delete_facts *f) { f->clock_seen = NOW - 10; }
+static void team_clock_behind(struct delete_facts *f) { clock_behind_seen(f); f->release_team = true; }
 
 struct row {
 	const char *what;
@@ -113,6 +119,12 @@ static const struct row rows[] = {
 	{ "a second late, a minute's window", one_unit_late, DELETE_STAGE_LEDGER, "within_delete_window",
 	  "gtk-4.2.0.tar.xz was installed 1 minute ago; you may delete your own releases only within 1 minute of installing them (" ALTERNATIVES ")" },
 	{ "exactly at the window", at_window, DELETE_STAGE_LEDGER, NULL, NULL },
+	{ "the clock behind the install", clock_behind_install, DELETE_STAGE_LEDGER, "clock_not_behind",
+	  "the server's clock is 2 hours behind a time it has already seen (this release's install): it was set back, so the delete window cannot be judged; deletes are refused until the clock is right again (an administrator who finds the later time was the wrong one removes <state>/history/clock) (" ALTERNATIVES ")" },
+	{ "the clock behind an earlier request", clock_behind_seen, DELETE_STAGE_LEDGER, "clock_not_behind",
+	  "the server's clock is 25 hours behind a time it has already seen (an earlier request): it was set back, so the delete window cannot be judged; deletes are refused until the clock is right again (an administrator who finds the later time was the wrong one removes <state>/history/clock) (" ALTERNATIVES ")" },
+	{ "a request seen earlier", clock_seen_earlier, DELETE_STAGE_LEDGER, NULL, NULL },
+	{ "the release team, the clock behind", team_clock_behind, DELETE_STAGE_LEDGER, NULL, NULL },
 	{ "the release team, late", team_late, DELETE_STAGE_LEDGER, NULL, NULL },
 };
 

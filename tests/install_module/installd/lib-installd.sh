@@ -149,12 +149,13 @@ stop_checker() {
 }
 
 # Start the daemon (and the checker socket, once) and wait for its "ready"
-# line (after recovery, before accepting).
+# line (after recovery, before accepting). With arguments, they run the
+# daemon (a wrapper such as strace or faketime, with its options).
 start_daemon() {
 	[ -n "$CHECKD" ] || start_checker
 	[ -n "${SIGND:-}" ] || start_signer
 	ready_before=$(grep -c 'postern-installd.*ready:' "$LOG" || true)
-	setsid "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
+	setsid "$@" "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
 		--socket "$R/run/installd.sock" --check-socket "$R/run/check.sock" \
 		--log-socket "$R/run/logsign.sock" --foreground 2>>"$R/daemon.err" &
 	DAEMON=$!

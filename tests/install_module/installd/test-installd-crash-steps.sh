@@ -22,15 +22,7 @@ STEP_CALLS="renameat renameat2 linkat unlinkat fsync"
 start_traced() {
 	local inject=()
 	[ $# = 0 ] || inject=(-e "inject=$1:signal=SIGKILL:when=$2")
-	[ -n "$CHECKD" ] || start_checker
-	[ -n "$SIGND" ] || start_signer
-	ready_before=$(grep -c 'postern-installd.*ready:' "$LOG" || true)
-	setsid strace -f -qq -o "$R/trace" -e trace=${STEP_CALLS// /,} "${inject[@]}" \
-		"$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
-		--socket "$R/run/installd.sock" --check-socket "$R/run/check.sock" \
-		--log-socket "$R/run/logsign.sock" --foreground 2>>"$R/daemon.err" &
-	DAEMON=$!
-	wait_until daemon_ready_since "$ready_before"
+	start_daemon strace -f -qq -o "$R/trace" -e trace=${STEP_CALLS// /,} "${inject[@]}"
 }
 
 # The calls of each step syscall the handler made, from an untouched run.
