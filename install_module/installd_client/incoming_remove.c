@@ -4,7 +4,9 @@
  * MUST: resolve every name relative to an fd of its parent, opened with
  * O_NOFOLLOW|O_DIRECTORY and compared (st_dev, st_ino) with what fstatat
  * saw, so a directory swapped for a symlink during the walk is refused;
- * remove symlinks as links; bound the depth.
+ * remove symlinks as links; bound the depth. Each directory is opened with
+ * openat2(RESOLVE_NO_XDEV): a bind mount of the same file system has the
+ * same st_dev, so comparing st_dev alone would walk into it.
  * MUST NOT: follow a symlink; cross into another file system; run with
  * more rights than the maintainer's.
  */
@@ -14,9 +16,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "safefile.h"
@@ -50,6 +54,22 @@ static int empty_dir(int fd, const struct stat *st, unsigned depth, struct pst_e
 	return rc;
 }
 
+/* name in dirfd as a directory, never through a symlink nor into another mount. */
+static int open_dir_same_mount(int dirfd, const char *name)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_BENEATH,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+
+	/* Before Linux 5.6 (no openat2): the st_dev comparison is all there is. */
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
 static int remove_dir(int dirfd, const char *name, const struct stat *st, unsigned depth,
 		      struct pst_err *e)
 {
@@ -59,7 +79,10 @@ static int remove_dir(int dirfd, const char *name, const struct stat *st, unsign
 	if (depth > INCOMING_REMOVE_DEPTH)
 		return pst_fail(e, ELOOP, "%s: directories nested deeper than %d levels (ask an "
 				"administrator)", name, INCOMING_REMOVE_DEPTH);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_dir_same_mount(dirfd, name);
+	if (fd < 0 && errno == EXDEV)
+		return pst_fail(e, EXDEV, "%s: is a mount point (another file system, or a bind "
+				"mount): nothing was removed from it; ask an administrator", name);
 	if (fd < 0)
 		return pst_fail(e, errno, "%s: cannot open the directory: %s", name, strerror(errno));
 	if (fstat(fd, &opened) != 0 || opened.st_dev != st->st_dev || opened.st_ino != st->st_ino) {

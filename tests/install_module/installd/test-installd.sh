@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib-installd.sh"
 enter_fixture "$@"
 
-echo "1..73"
+echo "1..75"
 
 # --- starting ---------------------------------------------------------------
 out=$("$INSTALLD" --help 2>/dev/null)
@@ -173,6 +173,20 @@ rc=$?
 	not_ok "odd entries ($rc): $(ls -lA "$in"); outside: $(ls -lA "$R/outside")"
 audit_has delete "kind=pending" "file=sub " && audit_has delete "kind=pending" 'file="-rf"\|file=-rf ' &&
 	ok "audit: each removal logged as delete kind=pending" || not_ok "no delete records for the odd entries"
+
+# A bind mount inside incoming (same file system, so the same st_dev) is
+# never walked into: what it shows stays. (This fixture's mount namespace is
+# private, so the mount goes with it.)
+install -d -m 0755 "$R/elsewhere"
+echo keep >"$R/elsewhere/canary"
+as ptinst-m mkdir -p "$in/bm/inner"
+mount --bind "$R/elsewhere" "$in/bm/inner"
+out=$(client ptinst-m delete-own bm 2>&1)
+[ $? -ne 0 ] && grep -q "inner: is a mount point (another file system, or a bind mount)" <<<"$out" &&
+	[ "$(cat "$R/elsewhere/canary")" = keep ] &&
+	ok "delete-own never crosses a bind mount inside incoming" || not_ok "bind mount: $out; $(ls -A "$R/elsewhere")"
+umount "$in/bm/inner"
+check "and removes the directory once it is no mount" client ptinst-m delete-own bm
 
 # --- hooks: mirror_sync is debounced ----------------------------------------
 wait_until test -s "$R/hooks/sync.log"
