@@ -28,6 +28,7 @@
 #define SIZE_NAME "log.size"
 #define PENDING_NAME "log.pending"
 #define CLOCK_NAME "clock"
+#define SYNC_NAME "sync.pending"
 #define PENDING_MAX (64 + LEDGER_LINE_MAX + LOG_ENTRY_TEXT_MAX)
 
 struct pending {
@@ -240,6 +241,9 @@ static int finish(const struct installd *d, const struct pending *p, struct pst_
 		rc = index_append(d, "module", r.module, p->line, e);
 	if (rc == 0)
 		rc = index_append(d, "user", r.user, p->line, e);
+	/* The tree changed: mirrors are told, even if the daemon stops first. */
+	if (rc == 0)
+		rc = sf_write_atomic(d->history_fd, SYNC_NAME, "1\n", 2, &own_file, e);
 	if (rc == 0)
 		rc = write_size(d, p->size + 1, e);
 	return rc == 0 ? clear_pending(d, e) : rc;
@@ -451,6 +455,27 @@ int history_open(const struct installd *d, struct pst_err *e)
 		rc = agreed_size(d, &size, e);
 	if (rc == 0)
 		rc = raise_clock(d, time(NULL), &seen, e);
+	close(fd);
+	return rc;
+}
+
+bool history_sync_pending(const struct installd *d)
+{
+	return faccessat(d->history_fd, SYNC_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int history_sync_taken(const struct installd *d, struct pst_err *e)
+{
+	int fd = lock_log(d, e);
+	int rc = 0;
+
+	if (fd < 0)
+		return fd;
+	if (unlinkat(d->history_fd, SYNC_NAME, 0) != 0 && errno != ENOENT)
+		rc = pst_fail(e, errno, "<state>/history/" SYNC_NAME ": cannot remove: %s",
+			      strerror(errno));
+	if (rc == 0 && fsync(d->history_fd) != 0)
+		rc = pst_fail(e, errno, "<state>/history: cannot sync: %s", strerror(errno));
 	close(fd);
 	return rc;
 }

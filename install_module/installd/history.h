@@ -53,6 +53,15 @@ int history_recorded(const struct installd *d, const char *module, const char *l
  */
 int history_clock(const struct installd *d, time_t now, time_t *seen, struct pst_err *e);
 
+/*
+ * A change not yet told to the mirrors (<state>/history/sync.pending,
+ * written with each record): survives a restart. history_sync_taken
+ * clears it, under the lock, just before the mirror_sync hook runs, so a
+ * change during the hook asks for the next one.
+ */
+bool history_sync_pending(const struct installd *d);
+int history_sync_taken(const struct installd *d, struct pst_err *e);
+
 /* The records of one module, or of one user, oldest first (ledger_each's contract). */
 int history_each_module(const struct installd *d, const char *module, ledger_visit_fn *fn,
 			void *arg, struct pst_err *e);

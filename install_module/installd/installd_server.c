@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "conn_slots.h"
+#include "history.h"
 #include "hooks.h"
 #include "module_lock.h"
 #include "text.h"
@@ -98,6 +99,10 @@ static void maybe_sync(struct server *s)
 	s->last_sync = now;
 	pid = fork_in_slot(s, idx);
 	if (pid == 0) {
+		struct pst_err e;
+
+		if (history_sync_taken(s->d, &e) < 0)
+			syslog(LOG_ERR, "mirror_sync: %s", e.msg);
 		hooks_mirror_sync(s->d);
 		_exit(0);
 	}
@@ -182,7 +187,8 @@ static void accept_one(struct server *s, int listen_fd)
 
 int installd_serve(const struct installd *d, int listen_fd)
 {
-	struct server s = { .d = d };
+	/* A change the mirrors were not told of before a restart is synced first. */
+	struct server s = { .d = d, .sync_pending = history_sync_pending(d) };
 	struct sigaction sa;
 	struct pollfd p = { .events = POLLIN };
 	struct pst_err e;
