@@ -18,6 +18,8 @@ struct upload_limits {
 	unsigned max_ratio;          /* uncompressed:compressed, default 100 */
 	unsigned time_limit;         /* seconds per install, default 600 */
 	uint64_t check_memory;       /* address space of the checker, bytes, default 512 MiB */
+	uint64_t incoming_total;     /* what one user's incoming may hold before an rsync
+				      * upload starts, bytes, default 8 GiB (postern-shell) */
 };
 
 /*

@@ -171,6 +171,7 @@ void policy_settings_defaults(struct policy_settings *s)
 	s->limits.max_ratio = 100;
 	s->limits.time_limit = 600;
 	s->limits.check_memory = 512ull << 20;
+	s->limits.incoming_total = 8ull << 30;
 	s->delete_window = 86400;
 	s->mirror_sync_interval = 300;
 	s->signature_keyrings = POSTERN_CONFDIR "/keyrings";

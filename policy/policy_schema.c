@@ -124,6 +124,11 @@ static int read_check_memory(struct schema_ctx *c, const struct ynode *v, void *
 			   &STRUCT_OF(t)->limits.check_memory);
 }
 
+static int read_incoming_total(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_size(c, v, "limits.incoming_total", 1, &STRUCT_OF(t)->limits.incoming_total);
+}
+
 static int read_limits(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	static const struct schema_key keys[] = {
@@ -133,6 +138,7 @@ static int read_limits(struct schema_ctx *c, const struct ynode *v, void *t)
 		{ "max_ratio", read_max_ratio },
 		{ "time_limit", read_time_limit },
 		{ "check_memory", read_check_memory },
+		{ "incoming_total", read_incoming_total },
 	};
 	const struct upload_limits *l = &STRUCT_OF(t)->limits;
 	int rc = schema_walk(c, v, "limits", keys, sizeof(keys) / sizeof(keys[0]), t);
@@ -141,6 +147,11 @@ static int read_limits(struct schema_ctx *c, const struct ynode *v, void *t)
 		return schema_fail(c, v, "limits: max_uncompressed (%llu) is smaller than "
 				   "max_compressed (%llu)",
 				   (unsigned long long)l->max_uncompressed,
+				   (unsigned long long)l->max_compressed);
+	if (rc == 0 && l->incoming_total < l->max_compressed)
+		return schema_fail(c, v, "limits: incoming_total (%llu) is smaller than "
+				   "max_compressed (%llu): one upload would not fit",
+				   (unsigned long long)l->incoming_total,
 				   (unsigned long long)l->max_compressed);
 	return rc;
 }

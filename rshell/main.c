@@ -35,6 +35,7 @@
 #include "installd_client.h"
 #include "invocation.h"
 #include "login_proof.h"
+#include "incoming_quota.h"
 #include "policy.h"
 #include "rsync_args.h"
 #include "spawn.h"
@@ -145,12 +146,18 @@ static bool login_proven(struct shell_ctx *c)
 
 static bool incoming_ready(struct shell_ctx *c)
 {
+	struct pst_err e = { "" };
 	const char *base = policy_settings(c->policy)->incoming;
 
 	if (base == NULL)
 		return pst_refuse(&c->refusal, "rsync: uploads are not configured on this server (paths.incoming is not set; tell an administrator)");
 	c->incoming_fd = incoming_dir_open(base, c->user, c->uid, &c->refusal);
-	return c->incoming_fd >= 0;
+	if (c->incoming_fd < 0)
+		return false;
+	if (incoming_quota_check(c->incoming_fd, policy_settings(c->policy)->limits.incoming_total,
+				 &e) < 0)
+		return pst_refuse(&c->refusal, "rsync: %s", e.msg);
+	return true;
 }
 
 /* Everything that must hold before a command runs, in order; the first
@@ -200,6 +207,7 @@ static int run_rsync(struct shell_ctx *c)
 {
 	static char line[2 * SHELL_CMD_MAX + SHELL_WORDS_MAX + 1];
 	const struct shell_account acct = { c->user, c->home };
+	const struct upload_limits *limits = &policy_settings(c->policy)->limits;
 	struct spawn_env env = { NULL, 0, 0 };
 	int status;
 
@@ -209,7 +217,7 @@ static int run_rsync(struct shell_ctx *c)
 		spawn_env_free(&env);
 		return 1;
 	}
-	status = upload_run(c->incoming_fd, spawn_env_array(&env), &c->s);
+	status = upload_run(c->incoming_fd, limits->max_compressed, spawn_env_array(&env), &c->s);
 	spawn_env_free(&env);
 	return status;
 }

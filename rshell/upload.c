@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "audit_list.h"
 #include "build_config.h"
+#include "incoming_quota.h"
 #include "rsync_args.h"
 #include "spawn.h"
 
@@ -103,15 +105,27 @@ static size_t snapshot_new_names(const struct snapshot *before, const struct sna
 	return omitted;
 }
 
-static void child_exec(int dirfd, char *const envp[])
+/* rsync's exit status for an error in file I/O: a write over RLIMIT_FSIZE gives it. */
+#define RSYNC_EXIT_FILEIO 11
+
+static void child_exec(int dirfd, uint64_t max_file, char *const envp[])
 {
 	const char *const argv[] = { POSTERN_RRSYNC, RRSYNC_FLAGS, ".", NULL };
+	/* Kernel-enforced, whatever size the sender announced: a larger file
+	 * fails with EFBIG as it is written (SIGXFSZ ignored), and rsync drops
+	 * its temporary file. */
+	const struct rlimit fsize = { (rlim_t)max_file, (rlim_t)max_file };
 
 	if (fchdir(dirfd) != 0) {
 		fprintf(stderr, "postern-shell: cannot enter your incoming directory\n");
 		_exit(1);
 	}
 	fds_close_from(3);
+	if (setrlimit(RLIMIT_FSIZE, &fsize) != 0) {
+		fprintf(stderr, "postern-shell: cannot limit the upload's file size\n");
+		_exit(1); /* fail safe */
+	}
+	signal(SIGXFSZ, SIG_IGN);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -149,7 +163,17 @@ static int wait_status(pid_t pid)
 	return 1;
 }
 
-int upload_run(int dirfd, char *const envp[], const struct audit_session *s)
+static void upload_explain_size(uint64_t max_file)
+{
+	char text[32];
+
+	incoming_size_text(max_file, text, sizeof(text));
+	fprintf(stderr, "postern-shell: the upload failed writing a file; each file may be at "
+		"most %s (limits.max_compressed): a larger one is refused as it is written, "
+		"and nothing of it is kept\n", text);
+}
+
+int upload_run(int dirfd, uint64_t max_file, char *const envp[], const struct audit_session *s)
 {
 	struct snapshot before;
 	struct snapshot after;
@@ -172,9 +196,11 @@ int upload_run(int dirfd, char *const envp[], const struct audit_session *s)
 		return 1;
 	}
 	if (pid == 0)
-		child_exec(dirfd, envp);
+		child_exec(dirfd, max_file, envp);
 	parent_release_stdio();
 	status = wait_status(pid);
+	if (status == RSYNC_EXIT_FILEIO)
+		upload_explain_size(max_file);
 	snapshot_take(dirfd, &after);
 	omitted = snapshot_new_names(&before, &after, files, sizeof(files));
 	snprintf(exit_text, sizeof(exit_text), "%d", status);

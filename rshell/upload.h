@@ -4,6 +4,8 @@
 #ifndef POSTERN_RSHELL_UPLOAD_H
 #define POSTERN_RSHELL_UPLOAD_H
 
+#include <stdint.h>
+
 #include "audit.h"
 
 /*
@@ -15,6 +17,6 @@
  * the session (rrsync's, 128+signal when it was killed, 1 when it could
  * not be started).
  */
-int upload_run(int dirfd, char *const envp[], const struct audit_session *s);
+int upload_run(int dirfd, uint64_t max_file, char *const envp[], const struct audit_session *s);
 
 #endif

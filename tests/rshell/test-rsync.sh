@@ -264,4 +264,37 @@ else
 fi
 shell_write_config
 
+# Quotas: each file rsync writes is capped at limits.max_compressed (the
+# kernel's file-size limit on rrsync and rsync, whatever the sender
+# announces), and an upload does not start while incoming holds
+# limits.incoming_total.
+shell_write_config "modules:
+  gtk:
+    maintainers: [$SHELL_USER]
+limits:
+  max_compressed: 1M
+  max_uncompressed: 1M
+  incoming_total: 3M"
+head -c 1048576 /dev/urandom >"$SRC/fits-1.tar.xz"
+push -a fits-1.tar.xz h:
+check "a file of exactly limits.max_compressed lands" landed fits-1.tar.xz
+head -c 1048577 /dev/urandom >"$SRC/big-1.tar.xz"
+before_in=$(incoming_state)
+push -a big-1.tar.xz h:
+if [ "$STATUS" != 0 ] && grep -q "each file may be at most 1 MiB (limits.max_compressed)" <<<"$OUT" &&
+   grep -q "File too large" <<<"$OUT" && [ "$(incoming_state)" = "$before_in" ]; then
+	ok "a file one byte over limits.max_compressed: fails as it is written, nothing of it kept"
+else
+	not_ok "over max_compressed: status $STATUS: $OUT"
+fi
+expect_record "$PORT" "event=upload_done .* status=failed exit=11 files=-$"
+head -c 2200000 /dev/urandom >"$MYIN/filler"
+chown "$SHELL_USER:" "$MYIN/filler"
+echo small >"$SRC/small-1.tar.xz"
+refused_push "incoming over limits.incoming_total: the upload does not start, and says how much" \
+	"your incoming directory holds [0-9.]+ MiB, and uploads start only below 3 MiB \(limits.incoming_total\)" \
+	-a small-1.tar.xz h:
+rm "$MYIN/filler" "$MYIN/fits-1.tar.xz"
+shell_write_config
+
 shell_test_end
