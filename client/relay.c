@@ -19,6 +19,7 @@
 
 #include "build_config.h"
 #include "client.h"
+#include "server_lines.h"
 
 #define RELAY_BUF (64 * 1024)
 
@@ -182,19 +183,60 @@ int relay_channel_run(ssh_session s, const char *command, const struct relay_io 
 	return rc;
 }
 
-/* Output of the one-command mode: the remote stdout and stderr to ours. */
+/* The remote stderr, a line at a time: it is text for a person. */
+struct stderr_lines {
+	char buf[4096];
+	size_t len;
+};
+
+/* One line made printable (server_text_printable), then its newline. */
+static int stderr_emit(struct stderr_lines *l, struct pst_err *e)
+{
+	char shown[sizeof(l->buf)];
+
+	l->buf[l->len] = '\0';
+	l->len = 0;
+	server_text_printable(shown, sizeof(shown), l->buf);
+	if (fd_write_full(STDERR_FILENO, shown, strlen(shown)) < 0 ||
+	    fd_write_full(STDERR_FILENO, "\n", 1) < 0)
+		return pst_fail(e, errno, "cannot write the command's errors: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * Output of the one-command mode: the remote stdout to ours untouched (it
+ * is rsync's protocol), its stderr line by line through the safe-text rule,
+ * so a hostile server cannot drive the maintainer's terminal.
+ */
 static int sink_to_stdio(void *ctx, bool is_stderr, const char *buf, size_t n, struct pst_err *e)
 {
-	(void)ctx;
-	if (fd_write_full(is_stderr ? STDERR_FILENO : STDOUT_FILENO, buf, n) < 0)
-		return pst_fail(e, errno, "cannot write the command's %s: %s",
-				is_stderr ? "errors" : "output", strerror(errno));
-	return 0;
+	struct stderr_lines *l = ctx;
+	size_t i;
+	int rc = 0;
+
+	if (!is_stderr) {
+		if (fd_write_full(STDOUT_FILENO, buf, n) < 0)
+			return pst_fail(e, errno, "cannot write the command's output: %s",
+					strerror(errno));
+		return 0;
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (buf[i] == '\n' || l->len == sizeof(l->buf) - 1)
+			rc = stderr_emit(l, e);
+		if (buf[i] != '\n')
+			l->buf[l->len++] = buf[i];
+	}
+	return rc;
 }
 
 int relay_run(ssh_session s, const char *command, struct pst_err *e)
 {
-	const struct relay_io io = { .in_fd = STDIN_FILENO, .sink = sink_to_stdio, .ctx = NULL };
+	static struct stderr_lines lines;
+	const struct relay_io io = { .in_fd = STDIN_FILENO, .sink = sink_to_stdio, .ctx = &lines };
+	int rc = relay_channel_run(s, command, &io, e);
+	struct pst_err ignored;
 
-	return relay_channel_run(s, command, &io, e);
+	if (lines.len > 0)
+		(void)stderr_emit(&lines, &ignored);
+	return rc;
 }

@@ -8,7 +8,8 @@
  * not part of valid UTF-8 (0x80-0x9F among them, C1 to a terminal that reads
  * 8-bit controls), C1 as UTF-8 (U+0080-U+009F: U+009B is CSI), the line and
  * paragraph separators U+2028/U+2029, and code points that print nothing or
- * reorder the line (bidi controls, zero-width characters; common/unicode.h).
+ * reorder the line (bidi controls, zero-width characters, every format
+ * character of category Cf; common/unicode.h).
  *
  * A file of its own, apart from text.c: this one needs libunistring, which
  * pam_postern.so (linked with text.o) must not load.

@@ -5,7 +5,11 @@
 
 bool codepoint_prints_nothing(unsigned cp)
 {
+	/* Format characters (Cf) beyond the default-ignorable ones too: the
+	 * Arabic number signs U+0600-0605 and U+06DD, U+070F, U+08E2, U+110BD,
+	 * the interlinear annotation marks U+FFF9-FFFB alter what is shown. */
 	return uc_is_property_default_ignorable_code_point((ucs4_t)cp) ||
+	       uc_is_general_category((ucs4_t)cp, UC_CATEGORY_Cf) ||
 	       cp == 0x115f || cp == 0x1160 || cp == 0x3164 || cp == 0xffa0;
 }
 

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "text_show.h"
+
 #define WIRE_MAX_FDS 4
 
 int wire_send_request(int sock, const struct wire_request *r, int passfd, int sigfd,
@@ -248,7 +250,6 @@ int wire_recv_msg(int sock, int *type, char *text, size_t cap, struct pst_err *e
 	uint8_t hdr[3];
 	uint8_t body[WIRE_TEXT_MAX];
 	size_t len;
-	size_t i;
 	int rc;
 
 	rc = read_full(sock, hdr, sizeof(hdr));
@@ -263,11 +264,8 @@ int wire_recv_msg(int sock, int *type, char *text, size_t cap, struct pst_err *e
 	rc = read_full(sock, body, len);
 	if (rc < 0)
 		return pst_fail(e, EPROTO, "the release daemon's message was cut short");
-	if (len >= cap)
-		len = cap - 1;
-	for (i = 0; i < len; i++)
-		text[i] = (body[i] < 0x20 || body[i] == 0x7f) ? '?' : (char)body[i];
-	text[len] = '\0';
+	/* The one safe-text rule (text_show.h): C1 and bidi too, not only C0. */
+	text_safe_copy(text, cap, (const char *)body, len, TEXT_REPLACE);
 	*type = hdr[0];
 	return 0;
 }

@@ -39,8 +39,10 @@ int wire_send_msg(int sock, enum wire_msg type, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Receive one frame into text (NUL-terminated, control characters replaced
- * by '?' so nothing the daemon echoes can drive the terminal).
+ * Receive one frame into text (NUL-terminated; every character that is not
+ * printable by text_show.h's rule, C0, C1, invalid UTF-8 and bidi or
+ * invisible ones, replaced by '?', so nothing the daemon echoes, a member
+ * name the checker quotes included, can drive the terminal).
  * Returns 0, -ECONNRESET at a clean end of stream, or another -errno.
  */
 int wire_recv_msg(int sock, int *type, char *text, size_t cap, struct pst_err *e);

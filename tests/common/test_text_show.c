@@ -42,6 +42,12 @@ static const struct {
 	{ "right-to-left isolate", "\xe2\x81\xa7", 0 },
 	{ "zero-width space", "\xe2\x80\x8b", 0 },
 	{ "byte order mark", "\xef\xbb\xbf", 0 },
+	/* Format characters (Cf) that are not default-ignorable. */
+	{ "Arabic number sign", "\xd8\x80", 0 },
+	{ "Arabic end of ayah", "\xdb\x9d", 0 },
+	{ "Syriac abbreviation mark", "\xdc\x8f", 0 },
+	{ "interlinear annotation anchor", "\xef\xbf\xb9", 0 },
+	{ "Kaithi number sign", "\xf0\x91\x82\xbd", 0 },
 };
 
 static void test_each_character(void **state)

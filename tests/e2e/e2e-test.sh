@@ -36,6 +36,8 @@ REL=pte2e-rel
 LOCKED=pte2e-lock
 RELM=pte2e-relm
 RELO=pte2e-relo
+# Not a postern account: /bin/sh, key only; it stands for a hostile server.
+PLAIN=pte2e-plain
 T=
 trap 'e2e_teardown || true' EXIT
 
@@ -45,6 +47,7 @@ install -d -m 0700 "$T"
 for u in "$MAINT" "$OTHER" "$REL" "$LOCKED" "$RELM" "$RELO"; do e2e_add_uploader "$u"; done
 e2e_write_policy "$REL" "hello:$MAINT" "greet:$RELM"
 for u in "$MAINT" "$OTHER" "$REL" "$LOCKED" "$RELM" "$RELO"; do e2e_enroll "$u"; done
+e2e_add_plain_user "$PLAIN"
 e2e_start
 touch "$T/started"
 set +e
@@ -757,6 +760,20 @@ relay_endless_input() {
 	want_rc 0 && want_out "install-module" && unchanged_since "$SNAP"
 }
 case_ "postern-client ends when the command does, though its input never ends" relay_endless_input
+
+# What a server writes to stderr reaches the maintainer's terminal only
+# through the safe-text rule (ESC, C1 raw and as UTF-8, bidi: '?'); stdout,
+# rsync's protocol in this mode, passes byte for byte.
+relay_hostile_stderr() {
+	run timeout 60 "$E2E_ROOT/bin/postern-client" -p "$E2E_PORT" -i "$E2E_ROOT/client/$PLAIN.key" \
+		--known-hosts "$E2E_ROOT/client/known_hosts" --code-file "$E2E_ROOT/client/code" \
+		"$PLAIN@$E2E_HOST" "printf 'a\\033[2Jb \\302\\2331m \\233x \\342\\200\\256cod\\n' >&2; printf 'raw\\033\\001\\n'" </dev/null
+	want_rc 0 && want_err "a?[2Jb ??1m ?x ???cod" || return 1
+	! LC_ALL=C grep -q $'\033\|\302\233\|\342\200\256' "$T/err" || { fail_with "a control reached stderr"; return 1; }
+	[ "$(od -An -c "$T/out" | tr -d ' \n')" = 'raw033001\n' ] || { fail_with "stdout changed: $(od -c "$T/out")"; return 1; }
+}
+case_ "a server's stderr reaches the terminal only through the safe-text rule; stdout untouched" \
+	relay_hostile_stderr
 
 no_home_writes() {
 	[ -z "$(find "$E2E_ROOT/home" -newer "$T/started")" ] ||

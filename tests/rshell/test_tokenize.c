@@ -114,6 +114,8 @@ static void test_control_characters(void **state)
 	refused("list \xe2\x81\xa0", 8, "U+2060");       /* word joiner */
 	refused("list \xf3\xa0\x80\x81", 9, "U+E0001"); /* language tag */
 	refused("list \xe2\x80\xa8", 8, "U+2028"); /* line separator */
+	refused("list \xd8\x80", 7, "U+0600");   /* Arabic number sign, a format character */
+	refused("list \xef\xbf\xb9", 8, "U+FFF9"); /* interlinear annotation anchor */
 }
 
 /* Characters that print as nothing, beyond the old hand-written list: the
