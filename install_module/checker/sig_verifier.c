@@ -9,9 +9,15 @@
  * files by /proc would need its permissions); fd 1 and 2: pipes back to
  * the checker, read with a cap. Its environment is LC_ALL=C and nothing
  * else; it runs with no_new_privs, rlimits (memory, CPU, no files written,
- * no processes, few fds), an alarm at the time limit, and Landlock allowing
- * only reads and execution under /usr, /lib* and /etc/ld.so.cache: it can
- * write nothing anywhere.
+ * no processes, few fds), an alarm at the time limit, Landlock allowing
+ * only reads and execution under /usr, /lib* and /etc/ld.so.cache (it can
+ * write nothing anywhere), and a seccomp filter that kills it at any
+ * network, signal-sending, tracing or cross-process memory call, and at
+ * io_uring (which would do them past seccomp): a compromised sqv can
+ * neither forge syslog records nor signal other uploads' checks running
+ * under the same uid, with or without systemd's own sandbox. A deny-list,
+ * not an allow-list: sqv is Sequoia's Rust binary, whose calls change with
+ * its releases and are not ours to pin; what it must never do is listed.
  *
  * MUST: start before the checker's seccomp filter (which forbids fork and
  * exec); fail closed: a child that cannot be confined exits 125 before
@@ -29,6 +35,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -124,6 +131,41 @@ static int verifier_landlock(void)
 	return rc;
 }
 
+/* The calls no verifier needs, each of which a compromised one could abuse. */
+static const int verifier_forbidden[] = {
+	/* the network, and the syslog socket: no forged audit records */
+	SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
+	SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(sendto),
+	SCMP_SYS(sendmsg), SCMP_SYS(sendmmsg),
+	/* signals to other processes (the other checks run as the same uid) */
+	SCMP_SYS(kill), SCMP_SYS(tkill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo),
+	SCMP_SYS(rt_tgsigqueueinfo), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal),
+	SCMP_SYS(pidfd_getfd),
+	/* other processes' memory */
+	SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+	/* io_uring runs operations the filter never sees */
+	SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
+	/* kernel surfaces no verifier needs */
+	SCMP_SYS(bpf), SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd), SCMP_SYS(keyctl),
+	SCMP_SYS(add_key), SCMP_SYS(request_key),
+};
+
+static int verifier_seccomp(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	size_t i;
+	int rc = 0;
+
+	if (ctx == NULL)
+		return -ENOMEM;
+	for (i = 0; rc == 0 && i < sizeof(verifier_forbidden) / sizeof(verifier_forbidden[0]); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, verifier_forbidden[i], 0);
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return rc;
+}
+
 /* fds[i] becomes fd i: first all above the targets, then into place, so none is clobbered. */
 static int fds_place(int *fds, int n)
 {
@@ -156,7 +198,7 @@ static void verifier_exec(int *fds, const struct check_confinement *c)
 	    sigprocmask(SIG_SETMASK, &none, NULL) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || verifier_landlock() != 0 ||
-	    check_rlimits_set(c, VERIFIER_NOFILE, NULL) != 0)
+	    check_rlimits_set(c, VERIFIER_NOFILE, NULL) != 0 || verifier_seccomp() != 0)
 		_exit(SIG_VERIFIER_SETUP_FAILED);
 	/* Wall-clock bound: an alarm survives execve, and its default action ends sqv. */
 	alarm(c->cpu_seconds);
