@@ -60,6 +60,7 @@ struct policy_settings {
 	enum audit_on_failure audit_on_failure; /* audit.on_failure, default refuse */
 	const char *signature_keyrings;   /* signatures.keyrings: <user>.pgp files */
 	bool signature_require;           /* signatures.require, default false */
+	unsigned signature_max_age;       /* signatures.max_age: seconds, default 7 days, 0 none */
 };
 
 struct policy_module {

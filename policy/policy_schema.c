@@ -262,11 +262,17 @@ static int read_sig_require(struct schema_ctx *c, const struct ynode *v, void *t
 	return schema_bool(c, v, "signatures.require", &STRUCT_OF(t)->signature_require);
 }
 
+static int read_sig_max_age(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_uint(c, v, "signatures.max_age", 0, &STRUCT_OF(t)->signature_max_age);
+}
+
 static int read_signatures(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	static const struct schema_key keys[] = {
 		{ "keyrings", read_sig_keyrings },
 		{ "require", read_sig_require },
+		{ "max_age", read_sig_max_age },
 	};
 
 	return schema_walk(c, v, "signatures", keys, sizeof(keys) / sizeof(keys[0]), t);

@@ -281,7 +281,7 @@ static int setup(const struct check_request *req, int fds[3], struct sig_verifie
 	fds[0] = CHECK_INPUT_FD;
 	if (req->sig_kind == CHECK_SIG_NONE)
 		return 0;
-	rc = sig_verifier_start(fds[1], fds[2], &c, verifier, e);
+	rc = sig_verifier_start(fds[1], fds[2], &c, req->sig_max_age, verifier, e);
 	close(fds[1]);
 	close(fds[2]);
 	if (rc < 0)

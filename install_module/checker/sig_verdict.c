@@ -147,7 +147,11 @@ static void failure_explain(enum check_signature_kind kind, const char *err, str
 		say(r, CHECK_REFUSED, "the signature was made by the key %s, which is not in your "
 		    "keyring on this server (sign with a key of your keyring, or ask the admins to "
 		    "add this one to it)", key[0] != '\0' ? key : "(unnamed)");
-	} else if (strstr(err, "Message has been manipulated") != NULL)
+	} else if (strstr(err, "was created before the --not-before date") != NULL)
+		say(r, CHECK_REFUSED, "the signature was made longer ago than this server accepts "
+		    "(signatures.max_age): sign the file again now (an old signature could be "
+		    "back-dated with a key that has since expired or been replaced)");
+	else if (strstr(err, "Message has been manipulated") != NULL)
 		say(r, CHECK_REFUSED, "the signature does not match %s: it is a signature of "
 		    "another file, or the file changed after signing (sign exactly the file you "
 		    "upload%s)", covered(kind),

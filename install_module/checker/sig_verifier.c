@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -186,10 +187,14 @@ static int fds_place(int *fds, int n)
 }
 
 /* The child: never returns. */
-static void verifier_exec(int *fds, const struct check_confinement *c)
+static void verifier_exec(int *fds, const struct check_confinement *c, char *not_before)
 {
 	char *const argv[] = { (char *)"sqv", (char *)"--keyring", (char *)"/proc/self/fd/4",
 			       (char *)"/proc/self/fd/3", (char *)"/proc/self/fd/0", NULL };
+	/* Older signatures refused: a key that expired or was replaced since cannot back-date one. */
+	char *const argv_max_age[] = { (char *)"sqv", (char *)"--keyring", (char *)"/proc/self/fd/4",
+				       (char *)"--not-before", not_before, (char *)"/proc/self/fd/3",
+				       (char *)"/proc/self/fd/0", NULL };
 	char *const envp[] = { (char *)"LC_ALL=C", NULL };
 	sigset_t none;
 
@@ -202,7 +207,7 @@ static void verifier_exec(int *fds, const struct check_confinement *c)
 		_exit(SIG_VERIFIER_SETUP_FAILED);
 	/* Wall-clock bound: an alarm survives execve, and its default action ends sqv. */
 	alarm(c->cpu_seconds);
-	execve(SIG_VERIFIER_PATH, argv, envp);
+	execve(SIG_VERIFIER_PATH, not_before[0] != '\0' ? argv_max_age : argv, envp);
 	_exit(SIG_VERIFIER_EXEC_FAILED);
 }
 
@@ -215,10 +220,22 @@ static void close_all(const int *fds, int n)
 			close(fds[i]);
 }
 
+/* now - max_age in ISO 8601 (UTC), sqv's format; "" for no limit. */
+static void not_before_text(unsigned max_age, char out[32])
+{
+	time_t t = time(NULL) - (time_t)max_age;
+	struct tm tm;
+
+	out[0] = '\0';
+	if (max_age > 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 int sig_verifier_start(int sig_fd, int keyring_fd, const struct check_confinement *c,
-		       struct sig_verifier *v, struct pst_err *e)
+		       unsigned max_age, struct sig_verifier *v, struct pst_err *e)
 {
 	int child[V_NFDS] = { -1, -1, -1, -1, -1 };
+	char not_before[32];
 	int data[2], out[2], err[2];
 	pid_t pid;
 
@@ -246,9 +263,10 @@ int sig_verifier_start(int sig_fd, int keyring_fd, const struct check_confinemen
 	child[V_DATA] = data[0];
 	child[V_OUT] = out[1];
 	child[V_ERR] = err[1];
+	not_before_text(max_age, not_before);
 	pid = fork();
 	if (pid == 0)
-		verifier_exec(child, c);
+		verifier_exec(child, c, not_before);
 	close_all(child, V_NFDS);
 	if (pid < 0) {
 		close_all((int[]){ data[1], out[0], err[0] }, 3);

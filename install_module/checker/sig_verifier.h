@@ -34,7 +34,7 @@ struct sig_verifier {
  * is), or another -errno (internal).
  */
 int sig_verifier_start(int sig_fd, int keyring_fd, const struct check_confinement *c,
-		       struct sig_verifier *v, struct pst_err *e);
+		       unsigned max_age, struct sig_verifier *v, struct pst_err *e);
 
 /*
  * Inside the sandbox, once the archive check is done (whatever its

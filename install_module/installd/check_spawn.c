@@ -182,6 +182,7 @@ int check_spawn_upload(const char *socket_path, int staging_fd, const struct rel
 	if (sig != NULL && (sig->kind < CHECK_SIG_NONE || sig->kind > CHECK_SIG_TAR))
 		return pst_fail(e, EINVAL, "internal error: an unknown signature kind");
 	req.sig_kind = sig != NULL ? sig->kind : CHECK_SIG_NONE;
+	req.sig_max_age = sig != NULL ? sig->max_age : 0;
 	if (!str_copy(req.module, sizeof(req.module), rn->module) ||
 	    !str_copy(req.version, sizeof(req.version), rn->version))
 		return pst_fail(e, EINVAL, "module or version too long for the checker");

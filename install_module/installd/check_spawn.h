@@ -23,6 +23,7 @@ struct check_signature {
 	enum check_signature_kind kind;  /* CHECK_SIG_NONE: unsigned, the fds are unused */
 	int sig_fd;                      /* read-only, offset 0, <= CHECK_SIGNATURE_MAX bytes */
 	int keyring_fd;                  /* read-only, the uploader's <user>.pgp */
+	unsigned max_age;                /* signatures.max_age: seconds, 0 for no limit */
 };
 
 /*

@@ -214,7 +214,7 @@ static bool prepare_signature(struct install_job *j)
 static int run_checker(struct install_job *j, int staging, struct pst_err *e)
 {
 	const struct upload_limits *lim = &j->d->set->limits;
-	struct check_signature cs = { CHECK_SIG_NONE, -1, -1 };
+	struct check_signature cs = { CHECK_SIG_NONE, -1, -1, j->d->set->signature_max_age };
 	int rc;
 
 	if (!is_signed(j))

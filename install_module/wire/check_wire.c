@@ -96,6 +96,7 @@ bool check_request_encode(const struct check_request *r, unsigned char *buf)
 	put_u32(&c, r->limits.time_limit);
 	put_u64(&c, r->limits.check_memory);
 	put_u32(&c, (uint32_t)r->sig_kind);
+	put_u32(&c, r->sig_max_age);
 	return c.off == CHECK_REQUEST_SIZE;
 }
 
@@ -128,6 +129,7 @@ int check_request_parse(const unsigned char *buf, size_t len, struct check_reque
 	if (sig_kind > CHECK_SIG_TAR)
 		return pst_fail(e, EBADMSG, "the request names an unknown signature kind");
 	r->sig_kind = (enum check_signature_kind)sig_kind;
+	r->sig_max_age = get_u32(&c);
 	return 0;
 }
 

@@ -7,7 +7,8 @@
  *   SCM_RIGHTS (and, for a signed upload, the signature's and the keyring's):
  *   "PSTCHKQ2" | module[129] | version[65] | compression u32 |
  *   max_compressed u64 | max_uncompressed u64 | max_members u64 |
- *   max_ratio u32 | time_limit u32 | check_memory u64 | sig_kind u32
+ *   max_ratio u32 | time_limit u32 | check_memory u64 | sig_kind u32 |
+ *   sig_max_age u32
  *
  *   verdict (checker -> daemon): "PSTCHKV2" | outcome u32 | compressed u64 |
  *   uncompressed u64 | members u64 | has_news u32 | message[512] | news[4097] |
@@ -36,7 +37,7 @@
 #include "release_news.h"
 #include "text.h"
 
-#define CHECK_REQUEST_MAGIC "PSTCHKQ2"
+#define CHECK_REQUEST_MAGIC "PSTCHKQ3"
 #define CHECK_VERDICT_MAGIC "PSTCHKV2"
 #define CHECK_MAGIC_LEN 8
 #define CHECK_MESSAGE_MAX 512
@@ -44,7 +45,7 @@
 #define CHECK_FINGERPRINT_MAX 64
 
 #define CHECK_REQUEST_SIZE (CHECK_MAGIC_LEN + (NAME_MODULE_MAX + 1) + \
-			    (RELEASE_VERSION_MAX + 1) + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4)
+			    (RELEASE_VERSION_MAX + 1) + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4)
 #define CHECK_VERDICT_SIZE (CHECK_MAGIC_LEN + 4 + 8 + 8 + 8 + 4 + CHECK_MESSAGE_MAX + \
 			    (RELEASE_NEWS_MAX + 1) + (CHECK_FINGERPRINT_MAX + 1))
 
@@ -66,6 +67,8 @@ enum check_signature_kind {
  */
 struct check_request {
 	enum check_signature_kind sig_kind;
+	/* Seconds: a signature made longer ago is refused (sqv --not-before); 0: no limit. */
+	uint32_t sig_max_age;
 	char module[NAME_MODULE_MAX + 1];
 	char version[RELEASE_VERSION_MAX + 1];
 	enum release_compression compression;

@@ -3,7 +3,8 @@
  * the real postern-check (started the way postern-check.socket starts it,
  * as this process's user), with the real sqv. Prints what the daemon would
  * act on; the shell test (test-check-signatures.sh) asserts it.
- * Usage: check-signed-drive CHECKER UPLOAD none|file|tar [SIGNATURE KEYRING]
+ * Usage: check-signed-drive CHECKER UPLOAD none|file|tar [SIGNATURE KEYRING [MAX_AGE]]
+ * (MAX_AGE: signatures.max_age in seconds, default 7 days as in production)
  * Output: "pass SIGNER" or "refused MESSAGE" or "error MESSAGE"; exit 0 for
  * a pass, 1 for a refusal, 2 for an internal error, 3 for a usage error.
  */
@@ -89,7 +90,7 @@ static enum check_signature_kind kind_of(const char *s)
 int main(int argc, char **argv)
 {
 	static struct check_verdict v;
-	struct check_signature sig = { CHECK_SIG_NONE, -1, -1 };
+	struct check_signature sig = { CHECK_SIG_NONE, -1, -1, 7 * 86400 };
 	struct release_name rn;
 	struct upload_staged st;
 	struct pst_err e;
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 	int up, staging, rc, status;
 	pid_t pid;
 
-	if (argc < 4 || (kind_of(argv[3]) != CHECK_SIG_NONE && argc != 6)) {
+	if (argc < 4 || (kind_of(argv[3]) != CHECK_SIG_NONE && argc != 6 && argc != 7)) {
 		fprintf(stderr, "usage: check-signed-drive CHECKER UPLOAD none|file|tar "
 			"[SIGNATURE KEYRING]\n");
 		return 3;
@@ -113,6 +114,8 @@ int main(int argc, char **argv)
 	if (sig.kind != CHECK_SIG_NONE) {
 		sig.sig_fd = open_ro(argv[4]);
 		sig.keyring_fd = open_ro(argv[5]);
+		if (argc == 7)
+			sig.max_age = (unsigned)strtoul(argv[6], NULL, 10);
 	}
 	up = open_ro(argv[2]);
 	staging = memfd_create("staging", MFD_CLOEXEC);

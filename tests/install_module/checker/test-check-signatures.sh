@@ -21,7 +21,7 @@ cleanup() { gpgconf --kill all >/dev/null 2>&1; rm -rf "$W"; }
 trap cleanup EXIT
 . "$(dirname "$0")/../../common/tap.sh"
 
-echo "1..21"
+echo "1..24"
 
 g() { gpg --batch --quiet --no-tty --passphrase '' --pinentry-mode loopback "$@" 2>>"$W/gpg.log"; }
 fpr() { gpg --list-keys --with-colons "$1" 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }'; }
@@ -33,7 +33,10 @@ g --quick-gen-key 'Rev <rev@example.org>' ed25519 sign 1y
 # of 2020-01-02 by a self-signature dated 2020: the key had expired long
 # before it made the signature.
 g --faked-system-time 20200101T000000 --quick-gen-key 'Exp <exp@example.org>' ed25519 sign never
+# Made a month ago, so it can sign in the past: signatures.max_age.
+g --faked-system-time "$(date -u -d '-30 days' +%Y%m%dT%H%M%S)" --quick-gen-key 'Old <old@example.org>' ed25519 sign never
 ALICE=$(fpr alice@example.org) BOB=$(fpr bob@example.org) ROB=$(fpr rob@example.org)
+OLD=$(fpr old@example.org)
 REV=$(fpr rev@example.org) EXP=$(fpr exp@example.org)
 
 # The release: demo-1.0.tar.xz, its tar, and another release's tarball.
@@ -64,6 +67,8 @@ sign alice@example.org "$W/future.sig" "$U" --faked-system-time "$(date -u -d '+
 sign alice@example.org "$W/other.sig" "$W/other.tar.xz"
 sign alice@example.org "$W/bad.sig" "$W/bad/demo-1.0.tar.xz"
 sign exp@example.org "$W/exp.sig" "$U"
+sign old@example.org "$W/old-8d.sig" "$U" --faked-system-time "$(date -u -d '-8 days' +%Y%m%dT%H%M%S)"
+sign old@example.org "$W/old-1d.sig" "$U" --faked-system-time "$(date -u -d '-1 day' +%Y%m%dT%H%M%S)"
 g --faked-system-time 20200101T120000 --quick-set-expire "$EXP" 1d
 sign rev@example.org "$W/rev.sig" "$U"
 sed 's/^:-----BEGIN/-----BEGIN/' "$GNUPGHOME/openpgp-revocs.d/$REV.rev" > "$W/rev.rev"
@@ -78,6 +83,7 @@ gpg --export --armor alice@example.org > "$W/alice.asc"
 gpg --export alice@example.org bob@example.org > "$W/alice-bob.pgp"
 gpg --export rob@example.org > "$W/rob.pgp"
 gpg --export exp@example.org > "$W/exp.pgp"
+gpg --export old@example.org > "$W/old.pgp"
 gpg --export rev@example.org > "$W/rev.pgp"
 : > "$W/empty.pgp"
 echo "not a keyring" > "$W/broken.pgp"
@@ -117,6 +123,11 @@ refused "an expired key: refused" "$EXP had expired" "$U" file "$W/exp.sig" "$W/
 refused "a revoked key: refused" "$REV is revoked" "$U" file "$W/rev.sig" "$W/rev.pgp"
 refused "a signature dated in the future: refused" "dated in the future" \
 	"$U" file "$W/future.sig" "$W/alice.pgp"
+refused "a signature 8 days old (signatures.max_age: 7 days): refused as possibly back-dated" \
+	"longer ago than this server accepts (signatures.max_age): sign the file again now" \
+	"$U" file "$W/old-8d.sig" "$W/old.pgp"
+passes "a signature 1 day old: passes" "$OLD" "$U" file "$W/old-1d.sig" "$W/old.pgp"
+passes "signatures.max_age: 0 accepts the 8-day-old one" "$OLD" "$U" file "$W/old-8d.sig" "$W/old.pgp" 0
 refused "a SHA-1 signature: refused" "uses the SHA-1 hash" "$U" file "$W/rob-sha1.sig" "$W/rob.pgp"
 refused "a 200 KB garbage signature: refused unread" "larger than 65536 bytes" \
 	"$U" file "$W/garbage-200k.sig" "$W/alice.pgp"

@@ -153,10 +153,14 @@ static void test_request_round_trip_and_refusals(void **state)
 	assert_true(check_request_encode(&r, buf));
 	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), 0);
 	assert_int_equal(back.sig_kind, CHECK_SIG_TAR);
-	buf[CHECK_REQUEST_SIZE - 1] = 3;
+	r.sig_max_age = 604800;
+	assert_true(check_request_encode(&r, buf));
+	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), 0);
+	assert_int_equal(back.sig_max_age, 604800);
+	buf[CHECK_REQUEST_SIZE - 5] = 3;   /* sig_kind's last byte, before sig_max_age */
 	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "signature kind"));
-	memcpy(buf, "PSTCHKQ1", CHECK_MAGIC_LEN);
+	memcpy(buf, "PSTCHKQ2", CHECK_MAGIC_LEN);    /* the format before sig_max_age */
 	assert_int_equal(check_request_parse(buf, sizeof(buf), &back, &e), -EBADMSG);
 }
 
