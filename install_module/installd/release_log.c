@@ -46,6 +46,14 @@ static int open_log(int tree_fd, bool create, struct log_head *h, struct pst_err
 	return 0;
 }
 
+/* open_log, where a missing log is the state's disagreement, never "no log yet". */
+static int open_log_expected(int tree_fd, bool create, struct log_head *h, struct pst_err *e)
+{
+	int rc = open_log(tree_fd, create, h, e);
+
+	return rc == -ENOENT ? pst_fail(e, ENOENT, "%s", vanished) : rc;
+}
+
 static int read_head(struct log_head *h, struct pst_err *e)
 {
 	unsigned char *data;
@@ -202,10 +210,8 @@ int release_log_append(int tree_fd, const char *sign_socket, uint64_t expect_siz
 		       const struct tlog_entry *entries, size_t n, struct pst_err *e)
 {
 	struct log_head h;
-	int rc = open_log(tree_fd, expect_size == 0, &h, e);
+	int rc = open_log_expected(tree_fd, expect_size == 0, &h, e);
 
-	if (rc == -ENOENT)
-		return pst_fail(e, ENOENT, "%s", vanished);
 	if (rc < 0)
 		return rc;
 	rc = append_open(&h, sign_socket, expect_size, entries, n, e);
@@ -234,10 +240,8 @@ int release_log_leaf(int tree_fd, uint64_t size, uint64_t index, struct tlog_has
 {
 	struct tlog_tiles tiles;
 	struct log_head h;
-	int rc = open_log(tree_fd, false, &h, e);
+	int rc = open_log_expected(tree_fd, false, &h, e);
 
-	if (rc == -ENOENT)
-		return pst_fail(e, ENOENT, "%s", vanished);
 	if (rc < 0)
 		return rc;
 	rc = read_head(&h, e);
@@ -280,10 +284,9 @@ int release_log_proof(int tree_fd, uint64_t size, uint64_t index, const char *en
 	struct tlog_proof_file *f = calloc(1, sizeof(*f));
 	unsigned char *note = NULL;
 	struct log_head h;
-	int rc = f == NULL ? pst_fail(e, ENOMEM, "out of memory") : open_log(tree_fd, false, &h, e);
+	int rc = f == NULL ? pst_fail(e, ENOMEM, "out of memory")
+		: open_log_expected(tree_fd, false, &h, e);
 
-	if (rc == -ENOENT)
-		rc = pst_fail(e, ENOENT, "%s", vanished);
 	if (rc < 0) {
 		free(f);
 		return rc;
