@@ -37,10 +37,11 @@ out=$(client ptinst-m delete-own ptmod-1.0.tar.xz 2>&1)
 audit_has delete_refused "rule=clock_not_behind" && ok "audit: the refusal names the rule" || not_ok "audit clock_not_behind"
 kill_daemon
 
-# Before the install itself.
+# Before the install itself: three hours behind less the seconds since the
+# +2h request, shown in whole hours rounded down.
 start_daemon faketime -f -1h
 out=$(client ptinst-m delete-own ptmod-1.0.tar.xz 2>&1)
-[ $? -ne 0 ] && grep -q "clock is 3 hours behind a time it has already seen" <<<"$out" &&
+[ $? -ne 0 ] && grep -Eq "clock is [23] hours behind a time it has already seen" <<<"$out" &&
 	ok "set back before the install: refused" || not_ok "-1h: $out"
 kill_daemon
 
