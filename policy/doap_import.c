@@ -3,6 +3,7 @@
 #include "doap_import.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +43,50 @@ static void joined(const struct gen_module *m, char *out, size_t size)
 	difference(m, NULL, out, size);
 }
 
+#define HOOK_ARGV_MAX 64
+#define SETPRIV "/usr/bin/setpriv"
+
+/*
+ * The hook's argv behind setpriv(1): it runs as o->hook_user, with that
+ * user's group alone, no capabilities and no_new_privs, never as root
+ * (import-doap itself runs as root to write the generated file).
+ */
+static int hook_argv(const struct import_opts *o, const char *argv[], char ids[2][32])
+{
+	static const char *const drop[] = { SETPRIV, NULL, NULL, "--clear-groups", "--no-new-privs",
+					    "--inh-caps=-all", "--bounding-set=-all", "--" };
+	const size_t ndrop = sizeof(drop) / sizeof(drop[0]);
+	const struct passwd *pw = getpwnam(o->hook_user);
+	size_t n, i;
+
+	if (pw == NULL || pw->pw_uid == 0) {
+		fprintf(stderr, "postern-policy: import-doap: hooks.doap_change_user %s: no such "
+			"user, or root; the hook was not run (set it to an unprivileged user)\n",
+			o->hook_user);
+		return -1;
+	}
+	for (n = 0; o->hook[n] != NULL; n++)
+		;
+	if (ndrop + n >= HOOK_ARGV_MAX) {
+		fprintf(stderr, "postern-policy: import-doap: hooks.doap_change has too many words\n");
+		return -1;
+	}
+	snprintf(ids[0], 32, "--reuid=%lu", (unsigned long)pw->pw_uid);
+	snprintf(ids[1], 32, "--regid=%lu", (unsigned long)pw->pw_gid);
+	for (i = 0; i < ndrop; i++)
+		argv[i] = drop[i];
+	argv[1] = ids[0];
+	argv[2] = ids[1];
+	for (i = 0; i <= n; i++)
+		argv[ndrop + i] = o->hook[i];
+	return 0;
+}
+
 static int run_hook(const struct import_opts *o, const char *module, const char *added,
 		    const char *removed, const char *now)
 {
+	const char *argv[HOOK_ARGV_MAX];
+	char ids[2][32];
 	struct spawn_env env = { 0 };
 	struct pst_err e;
 	int status = 0;
@@ -67,7 +109,11 @@ static int run_hook(const struct import_opts *o, const char *module, const char 
 			"environment\n", module);
 		return -1;
 	}
-	rc = spawn_wait(o->hook, spawn_env_array(&env), HOOK_TIMEOUT, &status, &e);
+	if (hook_argv(o, argv, ids) < 0) {
+		spawn_env_free(&env);
+		return -1;
+	}
+	rc = spawn_wait(argv, spawn_env_array(&env), HOOK_TIMEOUT, &status, &e);
 	spawn_env_free(&env);
 	if (rc < 0) {
 		fprintf(stderr, "postern-policy: import-doap: hook %s for %s: %s\n", o->hook[0],

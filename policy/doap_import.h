@@ -23,6 +23,7 @@ struct import_opts {
 	const char *output;             /* absolute path of the generated file */
 	const char *previous;           /* absolute path, or NULL: no comparison */
 	const char *const *hook;        /* hooks.doap_change argv, or NULL */
+	const char *hook_user;          /* hooks.doap_change_user: it runs as this user */
 	const char *mail_to;            /* passed to the hook, may be NULL */
 	const char *mail_from;
 };

@@ -51,6 +51,7 @@ struct policy_settings {
 	unsigned delete_window;      /* seconds, default 86400 */
 	unsigned mirror_sync_interval;   /* seconds between mirror_sync runs, default 300 */
 	const char *const *hook_doap_change;    /* argv, NULL-terminated, or NULL */
+	const char *hook_doap_change_user;      /* who runs it (never root), default "nobody" */
 	const char *const *hook_after_install;
 	const char *const *hook_mirror_sync;
 	const char *mail_to;         /* release announcement recipient, or NULL */

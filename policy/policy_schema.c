@@ -163,6 +163,17 @@ static int read_hook_doap_change(struct schema_ctx *c, const struct ynode *v, vo
 	return schema_argv(c, v, "hooks.doap_change", &STRUCT_OF(t)->hook_doap_change);
 }
 
+static int read_hook_doap_change_user(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	const char **out = &STRUCT_OF(t)->hook_doap_change_user;
+	int rc = schema_string(c, v, "hooks.doap_change_user", out);
+
+	if (rc == 0 && (!name_is_user(*out) || strcmp(*out, "root") == 0))
+		return schema_fail(c, v, "hooks.doap_change_user: '%s' is not a user name the hook "
+				   "may run as (a plain name, not root)", *out);
+	return rc;
+}
+
 static int read_hook_after_install(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	return schema_argv(c, v, "hooks.after_install", &STRUCT_OF(t)->hook_after_install);
@@ -177,6 +188,7 @@ static int read_hooks(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	static const struct schema_key keys[] = {
 		{ "doap_change", read_hook_doap_change },
+		{ "doap_change_user", read_hook_doap_change_user },
 		{ "after_install", read_hook_after_install },
 		{ "mirror_sync", read_hook_mirror_sync },
 	};

@@ -1,7 +1,8 @@
 #!/bin/bash
 # postern-policy import-doap: first import, changes (added, removed, new and
 # vanished module) printed, logged and handed to the hook with an environment
-# built from scratch, an unchanged run, a malformed file that keeps its
+# built from scratch and as an unprivileged user (hooks.doap_change_user,
+# here nobody; never root), an unchanged run, a malformed file that keeps its
 # module's previous entry, a missing source that writes nothing.
 #
 # Usage: test-policy-import.sh POSTERN_POLICY SYSLOG_CAPTURE DOAP_DIR WORK_BASE
@@ -12,11 +13,13 @@ pp="$1"; cap="$2"; doap="$3"; base="$4"
 w=$(mktemp -d "$base/ptpol-import-XXXXXX")
 trap 'rm -rf "$w"' EXIT
 chmod 755 "$w"
-mkdir -m 755 "$w/src" "$w/state" "$w/hooklog"
+mkdir -m 755 "$w/src" "$w/state"
+# The hook runs as nobody: it may write only here.
+mkdir -m 1777 "$w/hooklog"
 for m in gtk pango gdm zenity; do cp "$doap/$m.doap" "$w/src/"; done
 cat > "$w/hook" <<EOH
 #!/bin/sh
-{ echo "args=\$*"; env | sort; } > "$w/hooklog/\$POSTERN_MODULE"
+{ echo "args=\$*"; echo "uid=\$(id -u) groups=\$(id -G)"; env | sort; } > "$w/hooklog/\$POSTERN_MODULE"
 EOH
 chmod 755 "$w/hook"
 cat > "$w/postern.yaml" <<EOC
@@ -63,6 +66,7 @@ check "hook ran once per change" '[ "$(ls "$w/hooklog" | tr "\n" " ")" = "gedit 
 h="$w/hooklog/gtk"
 check "hook got its argv" 'grep -qxF "args=--from-test" "$h"' "$(cat "$h")"
 check "hook got the details" 'grep -qxF POSTERN_MODULE=gtk "$h" && grep -qxF POSTERN_ADDED=ptpol-new "$h" && grep -qxF POSTERN_REMOVED=carlosg "$h" && grep -qxF POSTERN_MAINTAINERS=matthiasc,ebassi,baedert,otte,ptpol-new "$h" && grep -qxF POSTERN_EVENT=doap_change "$h" && grep -qxF POSTERN_MAIL_TO=release@example.org "$h"' "$(cat "$h")"
+check "hook ran as nobody with nobody's group alone, not as root" 'grep -qxF "uid=$(id -u nobody) groups=$(id -g nobody)" "$h"' "$(cat "$h")"
 check "hook environment built from scratch" '! grep -q PTPOL_LEAK "$h" && grep -qxF PATH=/usr/sbin:/usr/bin:/sbin:/bin "$h"' "$(cat "$h")"
 check "zenity is gone from the generated file" '! grep -q zenity "$out_file"' "$(cat "$out_file")"
 
@@ -114,4 +118,7 @@ out=$("$cap" --log=absent "$w/log-cont" -- "$pp" -C "$w/postern.yaml" import-doa
 check "audit.on_failure: continue: import-doap goes on with one warning" '[ "$(grep -c "warning: audit records cannot be delivered" <<<"$out")" = 1 ] && grep -q ptpol-newer "$out_file" && [ -e "$w/hooklog/gtk" ]' "$rc $out"
 "$cap" "$w/log-check" -- "$pp" -C "$w/postern.yaml" check >"$w/check.out" 2>&1
 check "check says where the records go" 'grep -qF "audit records: delivered to a syslog daemon through /dev/log" "$w/check.out"' "$(cat "$w/check.out")"
+sed -i 's|^  doap_change: .*|&\n  doap_change_user: root|' "$w/postern.yaml"
+out=$("$pp" -C "$w/postern.yaml" check 2>&1); rc=$?
+check "hooks.doap_change_user: root is refused by the policy" '[ "$rc" != 0 ] && grep -qF "hooks.doap_change_user: '"'"'root'"'"' is not a user name the hook may run as" <<<"$out"' "$rc $out"
 finish
