@@ -13,8 +13,8 @@ command -v faketime >/dev/null || skip_all "faketime is not installed (Build-Dep
 echo "1..7"
 clock() { cat "$R/state/history/clock" 2>/dev/null; }
 
-start_daemon
 start=$(date +%s)
+start_daemon
 [ "$(clock)" -ge "$start" ] 2>/dev/null && ok "the daemon's start records the time it saw" || not_ok "clock at start: $(clock)"
 make_tarball ptinst-m ptmod-1.0.tar.xz
 check "an install" client ptinst-m install-module ptmod-1.0.tar.xz
