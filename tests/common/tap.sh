@@ -12,10 +12,16 @@ failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 
 # not_ok DESCRIPTION [DIAGNOSTIC]: the diagnostic follows as '# ' lines.
+# A DESCRIPTION of several lines (callers append a command's output) keeps
+# its first line; the rest become diagnostics, so TAP never sees raw lines.
 not_ok() {
 	n=$((n + 1))
 	failed=1
-	echo "not ok $n - $1"
+	echo "not ok $n - ${1%%
+*}"
+	case $1 in *'
+'*) printf '%s\n' "${1#*
+}" | head -c 4000 | sed 's/^/# /' ;; esac
 	[ $# -lt 2 ] || printf '%s\n' "$2" | head -c 4000 | sed 's/^/# /'
 }
 

@@ -56,7 +56,9 @@ k="$w/keyrings"
 mkdir -m 755 "$k"
 gpg --batch --export "$fpr1" "$fpr2" > "$k/ptsig-torv.pgp"   # binary, two keys
 gpg --batch --export --armor "$fpr3" > "$k/ptsig-greg.pgp"  # armored
-head -c 2000 /dev/urandom > "$k/ptsig-dave.pgp"             # not OpenPGP
+# Not OpenPGP: the first octet lacks the packet tag bit, so gpg reads no
+# packet at all (random octets sometimes parse as packets of no key).
+yes "this is not an OpenPGP keyring" | head -n 60 > "$k/ptsig-dave.pgp"
 chmod 644 "$k"/*.pgp
 
 cat > "$w/postern.yaml" <<EOC
