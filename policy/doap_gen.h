@@ -39,13 +39,23 @@ int gen_render(const struct gen_list *l, char **out, size_t *len, struct pst_err
  */
 int gen_load_previous(const char *path, struct gen_list *l, bool *exists, struct pst_err *e);
 
+/* Where gen_from_sources puts each module it read. */
+struct gen_lists {
+	struct gen_list read;       /* modules with usable maintainers */
+	struct gen_list failed;     /* DOAP file malformed or refused */
+	struct gen_list unusable;   /* no maintainer with a usable user id */
+};
+
 /*
- * Parse every <module>.doap under the given paths into l. A file that is
- * malformed is reported on stderr and left out, its module added to failed;
- * a file without one usable user id is reported as a warning, its module
- * added to unusable. A path that cannot be opened is fatal (-errno).
+ * Parse every <module>.doap under the given paths into out, each file in a
+ * confined child (doap_confined.h). A file that is malformed is reported on
+ * stderr and left out, its module added to failed; a file without one
+ * usable user id is reported as a warning, its module added to unusable. A
+ * path that cannot be opened is fatal (-errno).
  */
-int gen_from_sources(const char *const *paths, size_t npaths, struct gen_list *l,
-		     struct gen_list *failed, struct gen_list *unusable, struct pst_err *e);
+struct doap_parser;
+int gen_from_sources(const char *const *paths, size_t npaths, const struct doap_parser *parser,
+		     struct gen_lists *out, struct pst_err *e);
+void gen_lists_free(struct gen_lists *l);
 
 #endif

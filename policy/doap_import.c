@@ -12,6 +12,7 @@
 
 #include "audit.h"
 #include "doap.h"
+#include "doap_confined.h"
 #include "doap_gen.h"
 #include "policy_internal.h"
 #include "safefile.h"
@@ -225,9 +226,25 @@ static int write_output(const char *path, const struct gen_list *next, struct ps
 	return rc;
 }
 
+/* Every DOAP file read; modules whose file broke keep their previous entry. */
+static int read_sources(const struct import_opts *o, const struct gen_list *prev,
+			struct gen_lists *got, struct pst_err *e)
+{
+	struct doap_parser parser;
+	int rc = doap_parser_init(&parser, o->parse_user, e);
+
+	if (rc == 0)
+		rc = gen_from_sources(o->paths, o->npaths, &parser, got, e);
+	if (rc == 0 && (keep_previous(&got->read, &got->failed, prev) < 0 ||
+			keep_previous(&got->read, &got->unusable, prev) < 0))
+		rc = pst_fail(e, ENOMEM, "out of memory");
+	return rc;
+}
+
 int doap_import_run(const struct import_opts *o)
 {
-	struct gen_list prev = { 0 }, next = { 0 }, failed = { 0 }, unusable = { 0 };
+	struct gen_list prev = { 0 };
+	struct gen_lists got = { 0 };
 	bool have_prev = false;
 	unsigned changes = 0;
 	struct pst_err e;
@@ -238,28 +255,23 @@ int doap_import_run(const struct import_opts *o)
 	if (rc < 0)
 		pst_err_prefix(&e, "previous file");
 	if (rc == 0)
-		rc = gen_from_sources(o->paths, o->npaths, &next, &failed, &unusable, &e);
-	if (rc == 0 && (keep_previous(&next, &failed, &prev) < 0 ||
-			keep_previous(&next, &unusable, &prev) < 0))
-		rc = pst_fail(&e, ENOMEM, "out of memory");
+		rc = read_sources(o, &prev, &got, &e);
 	if (rc == 0)
-		rc = write_output(o->output, &next, &e);
+		rc = write_output(o->output, &got.read, &e);
 	if (rc < 0) {
 		fprintf(stderr, "postern-policy: import-doap: %s; nothing written\n", e.msg);
 		status = IMPORT_ERRORS;
 	} else {
-		if (have_prev && announce_changes(o, &prev, &next, &changes) < 0)
+		if (have_prev && announce_changes(o, &prev, &got.read, &changes) < 0)
 			status = IMPORT_ERRORS;
-		printf("%zu modules written to %s, %u changed%s\n", next.n, o->output, changes,
+		printf("%zu modules written to %s, %u changed%s\n", got.read.n, o->output, changes,
 		       have_prev ? "" : " (no previous file to compare with)");
-		if (failed.n > 0 || status == IMPORT_ERRORS)
+		if (got.failed.n > 0 || status == IMPORT_ERRORS)
 			status = IMPORT_ERRORS;
 		else if (changes > 0)
 			status = IMPORT_CHANGES;
 	}
 	gen_free(&prev);
-	gen_free(&next);
-	gen_free(&failed);
-	gen_free(&unusable);
+	gen_lists_free(&got);
 	return status;
 }

@@ -6,6 +6,8 @@
  * parsed (nothing is lost because a file is broken), write the output only
  * atomically, and refuse to write anything when a source path is missing
  * (a missing checkout must not look like every module losing its maintainers).
+ * MUST NOT parse a DOAP file as root: libxml2 runs confined as parse_user
+ * (doap_confined.h); root only opens the files and writes the result.
  */
 #ifndef POSTERN_POLICY_DOAP_IMPORT_H
 #define POSTERN_POLICY_DOAP_IMPORT_H
@@ -20,6 +22,7 @@
 struct import_opts {
 	const char *const *paths;       /* directories of <module>.doap, or files */
 	size_t npaths;
+	const char *parse_user;         /* doap_parse_user: libxml2 runs as this user */
 	const char *output;             /* absolute path of the generated file */
 	const char *previous;           /* absolute path, or NULL: no comparison */
 	const char *const *hook;        /* hooks.doap_change argv, or NULL */

@@ -2,7 +2,8 @@
  * Reading DOAP files for import-doap. The files live in checkouts that
  * other accounts may write, so each is opened relative to its directory fd
  * without following symlinks, must be a regular file, and is capped in size
- * before libxml2 sees a byte of it.
+ * before libxml2 sees a byte of it; libxml2 itself runs in a confined child
+ * as doap_parse_user (doap_confined.h), never as root.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,10 +14,12 @@
 #include <unistd.h>
 
 #include "doap.h"
+#include "doap_confined.h"
 #include "doap_gen.h"
 #include "policy_internal.h"
 #include "safefile.h"
 #include "text.h"
+#include "text_show.h"
 
 #define DOAP_SUFFIX ".doap"
 #define DOAP_DIR_MAX 100000
@@ -33,7 +36,8 @@ static bool module_of(const char *file, char *module, size_t size)
 	return true;
 }
 
-/* Keep the user ids that can be postern users; say why others were left out. */
+/* Keep the user ids that can be postern users; say why others were left out.
+ * Names and ids come from the file, so they are shown made printable. */
 static size_t usable_users(const struct doap_maintainers *dm, const char *file,
 			   const char **users)
 {
@@ -41,16 +45,19 @@ static size_t usable_users(const struct doap_maintainers *dm, const char *file,
 
 	for (i = 0; i < dm->n; i++) {
 		const struct doap_person *p = &dm->v[i];
-		const char *who = p->name ? p->name : "(no name)";
+		char who[128], id[128];
 
+		text_safe_copy(who, sizeof(who), p->name ? p->name : "(no name)",
+			       strlen(p->name ? p->name : "(no name)"), TEXT_REPLACE);
 		if (p->userid == NULL) {
 			fprintf(stderr, "postern-policy: import-doap: %s: warning: maintainer %s has "
 				"no gnome:userid or foaf:accountName, left out\n", file, who);
 			continue;
 		}
 		if (!name_is_user(p->userid)) {
+			text_safe_copy(id, sizeof(id), p->userid, strlen(p->userid), TEXT_REPLACE);
 			fprintf(stderr, "postern-policy: import-doap: %s: warning: maintainer %s: "
-				"'%s' is not a valid user name, left out\n", file, who, p->userid);
+				"'%s' is not a valid user name, left out\n", file, who, id);
 			continue;
 		}
 		for (j = 0; j < n && strcmp(users[j], p->userid) != 0; j++)
@@ -61,7 +68,9 @@ static size_t usable_users(const struct doap_maintainers *dm, const char *file,
 	return n;
 }
 
-static int read_one(int dirfd, const char *file, char **buf, size_t *len, struct pst_err *e)
+/* The file, checked and opened by root for the confined parser. */
+static int parse_one(const struct doap_parser *parser, int dirfd, const char *file,
+		     struct doap_maintainers *dm, struct pst_err *e)
 {
 	static const struct sf_rule rule = {
 		.type = S_IFREG, .uid = SF_ANY_UID, .gid = SF_ANY_GID, .forbid = 0,
@@ -70,25 +79,24 @@ static int read_one(int dirfd, const char *file, char **buf, size_t *len, struct
 	int fd = sf_openat(dirfd, file, O_RDONLY | O_NONBLOCK, &rule, NULL, e);
 	int rc;
 
-	if (fd < 0)
-		return fd;
-	rc = sf_read_all(fd, DOAP_FILE_MAX, buf, len, e);
-	close(fd);
-	if (rc < 0)
+	if (fd < 0) {
 		pst_err_prefix(e, "%s", file);
+		return fd;
+	}
+	rc = doap_parse_confined(parser, fd, file, dm, e);
+	close(fd);
 	return rc;
 }
 
-/* One DOAP file: its module joins l, or (when broken) failed. */
-static int import_file(int dirfd, const char *file, struct gen_list *l,
-		       struct gen_list *failed, struct gen_list *unusable)
+/* One DOAP file: its module joins out->read, or (when broken) a failed list. */
+static int import_file(const struct doap_parser *parser, int dirfd, const char *file,
+		       struct gen_lists *out)
 {
 	const char *users[DOAP_MAINTAINERS_MAX];
 	char module[NAME_MODULE_MAX + 1];
 	struct doap_maintainers dm;
 	struct pst_err e;
-	char *buf = NULL;
-	size_t len = 0, n;
+	size_t n;
 	int rc;
 
 	if (!module_of(file, module, sizeof(module)) || !name_is_module(module)) {
@@ -96,30 +104,28 @@ static int import_file(int dirfd, const char *file, struct gen_list *l,
 			file);
 		return 0;
 	}
-	if (gen_find(l, module) != NULL || gen_find(failed, module) != NULL ||
-	    gen_find(unusable, module) != NULL) {
+	if (gen_find(&out->read, module) != NULL || gen_find(&out->failed, module) != NULL ||
+	    gen_find(&out->unusable, module) != NULL) {
 		fprintf(stderr, "postern-policy: import-doap: %s: module %s was already read from "
 			"another path, skipped\n", file, module);
-		return gen_add(failed, module, file, NULL, 0);
+		return gen_add(&out->failed, module, file, NULL, 0);
 	}
-	rc = read_one(dirfd, file, &buf, &len, &e);
-	if (rc == 0)
-		rc = doap_parse(buf, len, file, &dm, &e);
-	free(buf);
+	rc = parse_one(parser, dirfd, file, &dm, &e);
 	if (rc < 0) {
 		fprintf(stderr, "postern-policy: import-doap: %s\n", e.msg);
-		rc = gen_add(failed, module, file, NULL, 0);
-		gen_sort(failed);
+		rc = gen_add(&out->failed, module, file, NULL, 0);
+		gen_sort(&out->failed);
 		return rc;
 	}
 	n = usable_users(&dm, file, users);
 	if (n == 0)
 		fprintf(stderr, "postern-policy: import-doap: %s: warning: no maintainer with a "
 			"usable user id; module %s keeps its previous entry, if any\n", file, module);
-	rc = n == 0 ? gen_add(unusable, module, file, NULL, 0) : gen_add(l, module, file, users, n);
+	rc = n == 0 ? gen_add(&out->unusable, module, file, NULL, 0)
+		    : gen_add(&out->read, module, file, users, n);
 	doap_maintainers_free(&dm);
-	gen_sort(l);
-	gen_sort(unusable);
+	gen_sort(&out->read);
+	gen_sort(&out->unusable);
 	return rc;
 }
 
@@ -172,15 +178,15 @@ static int list_dir(int dirfd, char ***names, size_t *n, struct pst_err *e)
 	return 0;
 }
 
-static int import_dir(int dirfd, struct gen_list *l, struct gen_list *failed,
-		      struct gen_list *unusable, struct pst_err *e)
+static int import_dir(const struct doap_parser *parser, int dirfd, struct gen_lists *out,
+		      struct pst_err *e)
 {
 	char **names = NULL;
 	size_t n = 0, i;
 	int rc = list_dir(dirfd, &names, &n, e);
 
 	for (i = 0; i < n; i++) {
-		if (rc == 0 && import_file(dirfd, names[i], l, failed, unusable) < 0)
+		if (rc == 0 && import_file(parser, dirfd, names[i], out) < 0)
 			rc = pst_fail(e, ENOMEM, "out of memory");
 		free(names[i]);
 	}
@@ -189,9 +195,8 @@ static int import_dir(int dirfd, struct gen_list *l, struct gen_list *failed,
 }
 
 /* A path is a directory of DOAP files or one file; which one is seen on the fd. */
-static int import_path(const char *path, struct gen_list *l, struct gen_list *failed,
-		       struct gen_list *unusable,
-		       struct pst_err *e)
+static int import_path(const struct doap_parser *parser, const char *path,
+		       struct gen_lists *out, struct pst_err *e)
 {
 	char parent[POLICY_PATH_MAX];
 	const char *slash;
@@ -199,7 +204,7 @@ static int import_path(const char *path, struct gen_list *l, struct gen_list *fa
 
 	dirfd = sf_open_dir_path(path, NULL, 0, e);
 	if (dirfd >= 0) {
-		rc = import_dir(dirfd, l, failed, unusable, e);
+		rc = import_dir(parser, dirfd, out, e);
 		close(dirfd);
 		return rc;
 	}
@@ -213,14 +218,14 @@ static int import_path(const char *path, struct gen_list *l, struct gen_list *fa
 	dirfd = sf_open_dir_path(parent[0] ? parent : "/", NULL, 0, e);
 	if (dirfd < 0)
 		return dirfd;
-	rc = import_file(dirfd, slash + 1, l, failed, unusable) < 0
+	rc = import_file(parser, dirfd, slash + 1, out) < 0
 		? pst_fail(e, ENOMEM, "out of memory") : 0;
 	close(dirfd);
 	return rc;
 }
 
-int gen_from_sources(const char *const *paths, size_t npaths, struct gen_list *l,
-		     struct gen_list *failed, struct gen_list *unusable, struct pst_err *e)
+int gen_from_sources(const char *const *paths, size_t npaths, const struct doap_parser *parser,
+		     struct gen_lists *out, struct pst_err *e)
 {
 	size_t i;
 	int rc;
@@ -228,9 +233,16 @@ int gen_from_sources(const char *const *paths, size_t npaths, struct gen_list *l
 	for (i = 0; i < npaths; i++) {
 		if (paths[i][0] != '/')
 			return pst_fail(e, EINVAL, "%s: not an absolute path", paths[i]);
-		rc = import_path(paths[i], l, failed, unusable, e);
+		rc = import_path(parser, paths[i], out, e);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
+}
+
+void gen_lists_free(struct gen_lists *l)
+{
+	gen_free(&l->read);
+	gen_free(&l->failed);
+	gen_free(&l->unusable);
 }

@@ -177,6 +177,7 @@ void policy_settings_defaults(struct policy_settings *s)
 	s->signature_keyrings = POSTERN_CONFDIR "/keyrings";
 	s->signature_max_age = 7 * 86400;
 	s->hook_doap_change_user = "nobody";
+	s->doap_parse_user = "nobody";
 }
 
 /* postern.yaml alone: settings and explicit entries; the module list waits. */

@@ -47,6 +47,7 @@ struct policy_settings {
 	const char *logins;          /* paths.logins: pam_postern's login proofs */
 	const char *doap_modules;    /* generated DOAP module file, or NULL */
 	const char *const *doap_sources;   /* directories/files for import-doap, or NULL */
+	const char *doap_parse_user;       /* import-doap parses DOAP as this user (never root), default "nobody" */
 	struct upload_limits limits;
 	unsigned delete_window;      /* seconds, default 86400 */
 	unsigned mirror_sync_interval;   /* seconds between mirror_sync runs, default 300 */

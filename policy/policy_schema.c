@@ -163,15 +163,22 @@ static int read_hook_doap_change(struct schema_ctx *c, const struct ynode *v, vo
 	return schema_argv(c, v, "hooks.doap_change", &STRUCT_OF(t)->hook_doap_change);
 }
 
-static int read_hook_doap_change_user(struct schema_ctx *c, const struct ynode *v, void *t)
+/* A user that something postern starts runs as: a plain name, never root. */
+static int read_unprivileged_user(struct schema_ctx *c, const struct ynode *v, const char *key,
+				  const char **out)
 {
-	const char **out = &STRUCT_OF(t)->hook_doap_change_user;
-	int rc = schema_string(c, v, "hooks.doap_change_user", out);
+	int rc = schema_string(c, v, key, out);
 
 	if (rc == 0 && (!name_is_user(*out) || strcmp(*out, "root") == 0))
-		return schema_fail(c, v, "hooks.doap_change_user: '%s' is not a user name the hook "
-				   "may run as (a plain name, not root)", *out);
+		return schema_fail(c, v, "%s: '%s' is not a user name to run as (a plain name, "
+				   "not root)", key, *out);
 	return rc;
+}
+
+static int read_hook_doap_change_user(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return read_unprivileged_user(c, v, "hooks.doap_change_user",
+				      &STRUCT_OF(t)->hook_doap_change_user);
 }
 
 static int read_hook_after_install(struct schema_ctx *c, const struct ynode *v, void *t)
@@ -300,6 +307,11 @@ static int read_doap_modules(struct schema_ctx *c, const struct ynode *v, void *
 static int read_doap_sources(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	return schema_path_list(c, v, "doap_sources", &STRUCT_OF(t)->doap_sources);
+}
+
+static int read_doap_parse_user(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return read_unprivileged_user(c, v, "doap_parse_user", &STRUCT_OF(t)->doap_parse_user);
 }
 
 static int read_delete_window(struct schema_ctx *c, const struct ynode *v, void *t)
@@ -488,6 +500,7 @@ SETTING(audit, read_audit)
 SETTING(signatures, read_signatures)
 SETTING(doap_modules, read_doap_modules)
 SETTING(doap_sources, read_doap_sources)
+SETTING(doap_parse_user, read_doap_parse_user)
 SETTING(delete_window, read_delete_window)
 SETTING(mirror_sync_interval, read_mirror_sync_interval)
 
@@ -504,6 +517,7 @@ int schema_config(struct schema_ctx *c, const struct ynode *root,
 		{ "release_team", read_release_team_wrap },
 		{ "doap_modules", read_doap_modules_wrap },
 		{ "doap_sources", read_doap_sources_wrap },
+		{ "doap_parse_user", read_doap_parse_user_wrap },
 		{ "modules", read_modules },
 		{ "hooks", read_hooks_wrap },
 		{ "limits", read_limits_wrap },

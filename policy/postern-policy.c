@@ -293,6 +293,7 @@ static int run_import(const char *config, int argc, char **argv)
 	o.previous = a.previous ? absolute(a.previous, bufs[PATHS_MAX + 1], PATH_MAX) : o.output;
 	o.hook = s->hook_doap_change;
 	o.hook_user = s->hook_doap_change_user;
+	o.parse_user = s->doap_parse_user;
 	o.mail_to = s->mail_to;
 	o.mail_from = s->mail_from;
 	if (o.output == NULL || o.previous == NULL) {

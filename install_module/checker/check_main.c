@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check_sandbox.h"
+#include "sandbox.h"
 #include "check_wire.h"
 #include "sig_verifier.h"
 #include "spawn.h"
@@ -54,11 +54,11 @@ static void usage(FILE *to, int status)
 /* Enter the sandbox with default limits and try a forbidden call. */
 static void selftest(const char *call)
 {
-	const struct check_confinement c = { 64ull << 20, 5, false };
+	const struct sandbox_limits c = { 64ull << 20, 5, false };
 	struct pst_err e;
 	int abi;
 
-	if (check_sandbox_enter(&c, &abi, &e) < 0) {
+	if (sandbox_enter(&c, &abi, &e) < 0) {
 		fprintf(stderr, PROG ": %s\n", e.msg);
 		exit(1);
 	}
@@ -149,7 +149,7 @@ static int request_receive(struct check_request *req, int fds[3], struct pst_err
 
 	fds[0] = fds[1] = fds[2] = -1;
 	do
-		n = recvmsg(CHECK_CONN_FD, &m, MSG_CMSG_CLOEXEC);
+		n = recvmsg(SANDBOX_OUT_FD, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return pst_fail(e, errno, "cannot read the request: %s", strerror(errno));
@@ -178,7 +178,7 @@ static int verdict_send(const struct check_verdict *v)
 
 	if (!check_verdict_encode(v, buf))
 		return -1;
-	return write(CHECK_CONN_FD, buf, sizeof(buf)) == (ssize_t)sizeof(buf) ? 0 : -1;
+	return write(SANDBOX_OUT_FD, buf, sizeof(buf)) == (ssize_t)sizeof(buf) ? 0 : -1;
 }
 
 /*
@@ -232,18 +232,18 @@ static int check(const struct check_request *req, const struct sig_verifier *ver
 	const struct tarball_expect x = { req->module, req->version, req->compression,
 					  &req->limits };
 	enum tarball_tee tee = TARBALL_TEE_NONE;
-	const struct check_confinement c = { req->limits.check_memory, req->limits.time_limit + 1,
+	const struct sandbox_limits c = { req->limits.check_memory, req->limits.time_limit + 1,
 					     verifier != NULL };
 	static struct tarball_result r;
 	static struct sig_result sig;
 	struct pst_err e;
 	int abi = 0;
-	int rc = check_sandbox_enter(&c, &abi, &e);
+	int rc = sandbox_enter(&c, &abi, &e);
 
 	if (verifier != NULL)
 		tee = req->sig_kind == CHECK_SIG_TAR ? TARBALL_TEE_TAR : TARBALL_TEE_UPLOAD;
 	if (rc == 0)
-		rc = tarball_check_tee(CHECK_INPUT_FD, &x, tee, CHECK_TEE_FD, &r, &e);
+		rc = tarball_check_tee(SANDBOX_IN_FD, &x, tee, CHECK_TEE_FD, &r, &e);
 	verdict_from(v, rc, &r, &e);
 	if (verifier != NULL) {
 		sig_verifier_finish(verifier, req->sig_kind, &sig);
@@ -264,7 +264,7 @@ static int fd_move(int fd, int target)
 }
 
 /*
- * Before the sandbox: the upload to CHECK_INPUT_FD; for a signed upload,
+ * Before the sandbox: the upload to SANDBOX_IN_FD; for a signed upload,
  * the verifier started and its fds moved to CHECK_TEE_FD and on. A refusal
  * of the signature file (oversized) or keyring is returned like the
  * archive's (e filled).
@@ -272,13 +272,13 @@ static int fd_move(int fd, int target)
 static int setup(const struct check_request *req, int fds[3], struct sig_verifier *verifier,
 		 struct pst_err *e)
 {
-	const struct check_confinement c = { req->limits.check_memory, req->limits.time_limit + 1,
+	const struct sandbox_limits c = { req->limits.check_memory, req->limits.time_limit + 1,
 					     true };
 	int rc, high[3], i;
 
-	if (fd_move(fds[0], CHECK_INPUT_FD) != 0)
+	if (fd_move(fds[0], SANDBOX_IN_FD) != 0)
 		return pst_fail(e, errno, "cannot place the upload's fd: %s", strerror(errno));
-	fds[0] = CHECK_INPUT_FD;
+	fds[0] = SANDBOX_IN_FD;
 	if (req->sig_kind == CHECK_SIG_NONE)
 		return 0;
 	rc = sig_verifier_start(fds[1], fds[2], &c, req->sig_max_age, verifier, e);
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 	 * data, and tarball_check()'s own newlocale() finds it there.
 	 */
 	(void)newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (check_landlock_abi() == 0)
+	if (sandbox_landlock_abi() == 0)
 		fprintf(stderr, PROG ": this kernel has no Landlock: the check runs confined by "
 			"seccomp and its limits only\n");
 	rc = request_receive(&req, fds, &e);

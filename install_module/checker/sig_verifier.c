@@ -113,7 +113,7 @@ static int verifier_landlock(void)
 	if (abi < 0)
 		return (errno == ENOSYS || errno == EOPNOTSUPP) ? 0 : -1;
 	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = check_landlock_all_fs((int)abi);
+	attr.handled_access_fs = sandbox_landlock_all_fs((int)abi);
 	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rs < 0)
 		return -1;
@@ -187,7 +187,7 @@ static int fds_place(int *fds, int n)
 }
 
 /* The child: never returns. */
-static void verifier_exec(int *fds, const struct check_confinement *c, char *not_before)
+static void verifier_exec(int *fds, const struct sandbox_limits *c, char *not_before)
 {
 	char *const argv[] = { (char *)"sqv", (char *)"--keyring", (char *)"/proc/self/fd/4",
 			       (char *)"/proc/self/fd/3", (char *)"/proc/self/fd/0", NULL };
@@ -203,7 +203,7 @@ static void verifier_exec(int *fds, const struct check_confinement *c, char *not
 	    sigprocmask(SIG_SETMASK, &none, NULL) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || verifier_landlock() != 0 ||
-	    check_rlimits_set(c, VERIFIER_NOFILE, NULL) != 0 || verifier_seccomp() != 0)
+	    sandbox_rlimits_set(c, VERIFIER_NOFILE, NULL) != 0 || verifier_seccomp() != 0)
 		_exit(SIG_VERIFIER_SETUP_FAILED);
 	/* Wall-clock bound: an alarm survives execve, and its default action ends sqv. */
 	alarm(c->cpu_seconds);
@@ -231,7 +231,7 @@ static void not_before_text(unsigned max_age, char out[32])
 		strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int sig_verifier_start(int sig_fd, int keyring_fd, const struct check_confinement *c,
+int sig_verifier_start(int sig_fd, int keyring_fd, const struct sandbox_limits *c,
 		       unsigned max_age, struct sig_verifier *v, struct pst_err *e)
 {
 	int child[V_NFDS] = { -1, -1, -1, -1, -1 };

@@ -9,7 +9,7 @@
 
 #include <sys/types.h>
 
-#include "check_sandbox.h"
+#include "sandbox.h"
 #include "check_wire.h"
 #include "errmsg.h"
 #include "sig_verdict.h"
@@ -33,7 +33,7 @@ struct sig_verifier {
  * refusal), -EMSGSIZE (an oversized keyring, e says whose problem that
  * is), or another -errno (internal).
  */
-int sig_verifier_start(int sig_fd, int keyring_fd, const struct check_confinement *c,
+int sig_verifier_start(int sig_fd, int keyring_fd, const struct sandbox_limits *c,
 		       unsigned max_age, struct sig_verifier *v, struct pst_err *e);
 
 /*

@@ -120,5 +120,5 @@ check "audit.on_failure: continue: import-doap goes on with one warning" '[ "$(g
 check "check says where the records go" 'grep -qF "audit records: delivered to a syslog daemon through /dev/log" "$w/check.out"' "$(cat "$w/check.out")"
 sed -i 's|^  doap_change: .*|&\n  doap_change_user: root|' "$w/postern.yaml"
 out=$("$pp" -C "$w/postern.yaml" check 2>&1); rc=$?
-check "hooks.doap_change_user: root is refused by the policy" '[ "$rc" != 0 ] && grep -qF "hooks.doap_change_user: '"'"'root'"'"' is not a user name the hook may run as" <<<"$out"' "$rc $out"
+check "hooks.doap_change_user: root is refused by the policy" '[ "$rc" != 0 ] && grep -qF "hooks.doap_change_user: '"'"'root'"'"' is not a user name to run as" <<<"$out"' "$rc $out"
 finish

@@ -1,10 +1,12 @@
 /*
- * postern-check's confinement, entered once, before the first byte of the
- * upload is decoded, and never left: resource limits, no new privileges,
- * Landlock denying every filesystem access, and a seccomp allow-list.
+ * The confinement of a process that decodes hostile bytes (postern-check
+ * with an upload, postern-policy's DOAP parser with a DOAP file), entered
+ * once, before the first byte is decoded, and never left: resource limits,
+ * no new privileges, Landlock denying every filesystem access, and a seccomp
+ * allow-list: read the input fd, write the answer fd, allocate, exit.
  */
-#ifndef POSTERN_CHECK_SANDBOX_H
-#define POSTERN_CHECK_SANDBOX_H
+#ifndef POSTERN_SANDBOX_H
+#define POSTERN_SANDBOX_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,20 +14,21 @@
 
 #include "errmsg.h"
 
-/* The only fds left open: the verdict socket and the upload (read-only). */
-#define CHECK_CONN_FD 0
-#define CHECK_INPUT_FD 1
+/* The only fds left open: where the answer goes (the checker's verdict
+ * socket) and the input (the upload, read-only). */
+#define SANDBOX_OUT_FD 0
+#define SANDBOX_IN_FD 1
 /* ... and with a signature verifier beside the check (sig_verifier.h): the
  * pipe of the signed bytes to it, its stdout and its stderr. fd 2 is closed. */
 #define CHECK_TEE_FD 3
 #define CHECK_VOUT_FD 4
 #define CHECK_VERR_FD 5
 
-/* The highest fd number + 1 the checker may hold: its two fds and nothing more. */
-#define CHECK_NOFILE 2
-#define CHECK_NOFILE_VERIFIER (CHECK_VERR_FD + 1)
+/* The highest fd number + 1 a confined process may hold: its two fds and nothing more. */
+#define SANDBOX_NOFILE 2
+#define SANDBOX_NOFILE_VERIFIER (CHECK_VERR_FD + 1)
 
-struct check_confinement {
+struct sandbox_limits {
 	uint64_t memory;        /* RLIMIT_AS, bytes */
 	unsigned cpu_seconds;   /* RLIMIT_CPU */
 	/* a verifier runs beside: keep its three fds, allow writing the signed
@@ -39,21 +42,21 @@ struct check_confinement {
  * core dumps. The checker and the verifier it starts both take them from
  * here. Returns 0 or -errno with e filled.
  */
-int check_rlimits_set(const struct check_confinement *c, rlim_t nofile, struct pst_err *e);
+int sandbox_rlimits_set(const struct sandbox_limits *c, rlim_t nofile, struct pst_err *e);
 
 /* The kernel's Landlock ABI version, 0 when it has none (or it is disabled). */
-int check_landlock_abi(void);
+int sandbox_landlock_abi(void);
 
 /* Every filesystem right the running kernel's Landlock ABI knows: a
  * ruleset handling them all leaves none open by omission. */
-uint64_t check_landlock_all_fs(int abi);
+uint64_t sandbox_landlock_all_fs(int abi);
 
 /*
- * Close every fd above CHECK_INPUT_FD (but the verifier's when c->verifier), set the limits, PR_SET_NO_NEW_PRIVS,
+ * Close every fd above SANDBOX_IN_FD (but the verifier's when c->verifier), set the limits, PR_SET_NO_NEW_PRIVS,
  * Landlock (when the kernel has it; *landlock_abi is 0 when not) and the
  * seccomp filter. Returns 0, or -errno with e filled: the caller must then
  * not decode anything.
  */
-int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, struct pst_err *e);
+int sandbox_enter(const struct sandbox_limits *c, int *landlock_abi, struct pst_err *e);
 
 #endif

@@ -1,17 +1,17 @@
 /*
- * postern-check's sandbox (see check_sandbox.h).
+ * The sandbox of postern-check and of the DOAP parser (see sandbox.h).
  *
- * MUST: leave the process able to read CHECK_INPUT_FD, write its verdict to
- * CHECK_CONN_FD, allocate memory and exit, and nothing else: no open, no
+ * MUST: leave the process able to read SANDBOX_IN_FD, write its verdict to
+ * SANDBOX_OUT_FD, allocate memory and exit, and nothing else: no open, no
  * socket, no exec, no signals to others, no new fds. With a verifier beside
  * it, also: write to CHECK_TEE_FD and close it, read CHECK_VOUT_FD and
  * CHECK_VERR_FD, poll them, and reap the child. Any other system call
- * kills the process (SIGSYS), which the daemon reports as a refusal.
+ * kills the process (SIGSYS), which its parent reports as a refusal.
  * MUST NOT: be entered after decoding started, or fail open: every step
  * that fails is an error (except Landlock on a kernel without it).
  */
 #define _GNU_SOURCE
-#include "check_sandbox.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <linux/landlock.h>
@@ -33,7 +33,7 @@
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
 #endif
 
-int check_rlimits_set(const struct check_confinement *c, rlim_t nofile, struct pst_err *e)
+int sandbox_rlimits_set(const struct sandbox_limits *c, rlim_t nofile, struct pst_err *e)
 {
 	const struct { int resource; rlim_t value; const char *name; } l[] = {
 		{ RLIMIT_AS, (rlim_t)c->memory, "RLIMIT_AS" },
@@ -54,7 +54,7 @@ int check_rlimits_set(const struct check_confinement *c, rlim_t nofile, struct p
 	return 0;
 }
 
-uint64_t check_landlock_all_fs(int abi)
+uint64_t sandbox_landlock_all_fs(int abi)
 {
 	__u64 all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;   /* ABI 1: bits 0-12 */
 
@@ -67,7 +67,7 @@ uint64_t check_landlock_all_fs(int abi)
 	return all;
 }
 
-int check_landlock_abi(void)
+int sandbox_landlock_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
@@ -86,7 +86,7 @@ static int landlock_deny_all(int *abi_out, struct pst_err *e)
 		return (errno == ENOSYS || errno == EOPNOTSUPP) ? 0
 			: pst_fail(e, errno, "Landlock probe failed: %s", strerror(errno));
 	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = check_landlock_all_fs((int)abi);
+	attr.handled_access_fs = sandbox_landlock_all_fs((int)abi);
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return pst_fail(e, errno, "cannot create a Landlock ruleset: %s", strerror(errno));
@@ -107,8 +107,8 @@ static int seccomp_rules(scmp_filter_ctx ctx)
 {
 	int rc = 0;
 
-	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_INPUT_FD));      /* the upload, and only it */
-	ALLOW(write, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_CONN_FD));      /* the verdict, and only there */
+	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, SANDBOX_IN_FD));      /* the upload, and only it */
+	ALLOW(write, 1, SCMP_A0(SCMP_CMP_EQ, SANDBOX_OUT_FD));      /* the verdict, and only there */
 	ALLOW(brk, 0);                                             /* malloc's heap */
 	ALLOW(mmap, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)); /* large allocations, never executable */
 	ALLOW(mprotect, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)); /* malloc arenas, never executable */
@@ -155,23 +155,23 @@ static int seccomp_enter(bool verifier, struct pst_err *e)
 	return 0;
 }
 
-int check_sandbox_enter(const struct check_confinement *c, int *landlock_abi, struct pst_err *e)
+int sandbox_enter(const struct sandbox_limits *c, int *landlock_abi, struct pst_err *e)
 {
 	int rc;
 
 	/* Landlock needs no_new_privs and a free fd for its ruleset: both before the limits. */
 	if (c->verifier) {
-		close(CHECK_INPUT_FD + 1);
+		close(SANDBOX_IN_FD + 1);
 		fds_close_from(CHECK_VERR_FD + 1);
 	} else {
-		fds_close_from(CHECK_INPUT_FD + 1);
+		fds_close_from(SANDBOX_IN_FD + 1);
 	}
 	rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0
 		: pst_fail(e, errno, "cannot set no_new_privs: %s", strerror(errno));
 	if (rc == 0)
 		rc = landlock_deny_all(landlock_abi, e);
 	if (rc == 0)
-		rc = check_rlimits_set(c, c->verifier ? CHECK_NOFILE_VERIFIER : CHECK_NOFILE, e);
+		rc = sandbox_rlimits_set(c, c->verifier ? SANDBOX_NOFILE_VERIFIER : SANDBOX_NOFILE, e);
 	if (rc == 0)
 		rc = seccomp_enter(c->verifier, e);
 	return rc;
