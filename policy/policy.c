@@ -86,6 +86,8 @@ static int merge_one(struct policy *p, struct policy_module *out,
 	out->name = conf->m.name;
 	out->version_dir = conf->m.version_dir;
 	out->signature = conf->m.signature;
+	out->ci = conf->m.ci;
+	out->nci = conf->m.nci;
 	if (conf->has_open)
 		out->open = conf->m.open;
 	if (conf->has_maintainers || doap == NULL) {

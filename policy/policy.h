@@ -39,6 +39,28 @@ enum policy_signature {
 };
 
 /* Scalar settings; every string is owned by the policy, NULL when unset. */
+/* A CI issuer (ci.issuers.NAME): whose OIDC ID tokens postern-ci accepts. */
+enum policy_ci_forge {
+	POLICY_CI_GITLAB = 1,    /* GitLab's id_tokens claims */
+	POLICY_CI_GITHUB,        /* GitHub Actions' */
+};
+
+struct policy_ci_issuer {
+	const char *name;           /* the key under ci.issuers */
+	const char *issuer;         /* the tokens' "iss", exactly (https://...) */
+	const char *audience;       /* their "aud", exactly */
+	const char *jwks;           /* absolute path of its root-owned JWKS file */
+	enum policy_ci_forge forge; /* kind: gitlab (default) or github */
+	unsigned max_lifetime;      /* max_token_lifetime: exp - iat at most, default 3600 */
+};
+
+/* One CI identity that may release a module: modules.M.ci[i]. */
+struct policy_ci_binding {
+	const char *issuer;          /* a name under ci.issuers */
+	const char *project;         /* e.g. GNOME/gtk (GitLab project_path, GitHub repository) */
+	unsigned long line, col;     /* where it was written, for messages */
+};
+
 struct policy_settings {
 	const char *incoming;        /* paths.incoming */
 	const char *tree;            /* paths.tree */
@@ -63,6 +85,9 @@ struct policy_settings {
 	const char *signature_keyrings;   /* signatures.keyrings: <user>.pgp files */
 	bool signature_require;           /* signatures.require, default false */
 	unsigned signature_max_age;       /* signatures.max_age: seconds, default 7 days, 0 none */
+	const char *ci_listen;            /* ci.listen: ADDR:PORT or a socket path, or NULL */
+	const struct policy_ci_issuer *ci_issuers;   /* ci.issuers, ci_nissuers of them */
+	size_t ci_nissuers;
 };
 
 struct policy_module {
@@ -73,6 +98,8 @@ struct policy_module {
 	const char *source;               /* "postern.yaml" or "<module>.doap" */
 	bool overrides_doap;              /* explicit entry replacing a DOAP one */
 	enum policy_signature signature;  /* from postern.yaml; UNSET when not said */
+	const struct policy_ci_binding *ci;   /* from postern.yaml: CI identities, nci of them */
+	size_t nci;
 };
 
 /*
@@ -185,5 +212,17 @@ enum policy_basis policy_may(const struct policy *p, const char *user,
  * NULL policy: true.
  */
 bool policy_signature_required(const struct policy *p, const char *module);
+
+/* The issuer named name under ci.issuers, or NULL. */
+const struct policy_ci_issuer *policy_ci_issuer_find(const struct policy *p, const char *name);
+
+/*
+ * May the CI job of project, with a token from the issuer named issuer,
+ * release module? Only when the module's ci list names exactly that issuer
+ * and project; the tag and version rules are postern-ci's. Anything unknown
+ * or invalid: false.
+ */
+bool policy_ci_may(const struct policy *p, const char *issuer, const char *project,
+		   const char *module);
 
 #endif

@@ -341,3 +341,29 @@ bool policy_signature_required(const struct policy *p, const char *module)
 	m = policy_module_find(p, module);
 	return m != NULL && m->signature == POLICY_SIGNATURE_REQUIRED;
 }
+
+const struct policy_ci_issuer *policy_ci_issuer_find(const struct policy *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; p != NULL && name != NULL && i < p->settings.ci_nissuers; i++)
+		if (strcmp(p->settings.ci_issuers[i].name, name) == 0)
+			return &p->settings.ci_issuers[i];
+	return NULL;
+}
+
+bool policy_ci_may(const struct policy *p, const char *issuer, const char *project,
+		   const char *module)
+{
+	const struct policy_module *m;
+	size_t i;
+
+	if (p == NULL || !p->modules_loaded || p->modules_failed || issuer == NULL ||
+	    project == NULL || module == NULL || policy_ci_issuer_find(p, issuer) == NULL)
+		return false;
+	m = policy_module_find(p, module);
+	for (i = 0; m != NULL && i < m->nci; i++)
+		if (strcmp(m->ci[i].issuer, issuer) == 0 && strcmp(m->ci[i].project, project) == 0)
+			return true;
+	return false;
+}

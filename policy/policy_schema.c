@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "policy_schema.h"
+#include "schema_ci.h"
 #include "schema_util.h"
 #include "text.h"
 
@@ -383,6 +384,11 @@ static int read_signature(struct schema_ctx *c, const struct ynode *v, void *t)
 	return 0;
 }
 
+static int read_module_ci(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_module_ci(c, v, &((struct module_entry *)t)->m);
+}
+
 static int read_source(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	struct module_entry *m = t;
@@ -446,9 +452,9 @@ static int read_module_map(struct schema_ctx *c, const struct ynode *v, struct m
 			return schema_fail(c, k, "module %s: the maintainer list is empty and the module "
 					   "is not open (list maintainers or set open: true)", k->value);
 		if (!m->has_maintainers && !m->has_open && m->m.version_dir == NULL &&
-		    m->m.signature == POLICY_SIGNATURE_UNSET)
+		    m->m.signature == POLICY_SIGNATURE_UNSET && m->m.nci == 0)
 			return schema_fail(c, k, "module %s: the entry is empty (give maintainers, "
-					   "open, version_dir or signature)", k->value);
+					   "open, version_dir, signature or ci)", k->value);
 	}
 	return 0;
 }
@@ -460,6 +466,7 @@ static int read_modules(struct schema_ctx *c, const struct ynode *v, void *t)
 		{ "open", read_open },
 		{ "version_dir", read_version_dir },
 		{ "signature", read_signature },
+		{ "ci", read_module_ci },
 	};
 
 	return read_module_map(c, v, ((struct config_target *)t)->mods, keys,
@@ -504,6 +511,11 @@ SETTING(doap_parse_user, read_doap_parse_user)
 SETTING(delete_window, read_delete_window)
 SETTING(mirror_sync_interval, read_mirror_sync_interval)
 
+static int read_ci_wrap(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_ci(c, v, ((struct config_target *)t)->s);
+}
+
 static bool root_is_empty(const struct ynode *root)
 {
 	return schema_is_null(root);
@@ -526,12 +538,15 @@ int schema_config(struct schema_ctx *c, const struct ynode *root,
 		{ "mail", read_mail_wrap },
 		{ "audit", read_audit_wrap },
 		{ "signatures", read_signatures_wrap },
+		{ "ci", read_ci_wrap },
 	};
 	struct config_target t = { s, mods };
+	int rc;
 
 	if (root_is_empty(root))
 		return 0;
-	return schema_walk(c, root, "top level", keys, sizeof(keys) / sizeof(keys[0]), &t);
+	rc = schema_walk(c, root, "top level", keys, sizeof(keys) / sizeof(keys[0]), &t);
+	return rc < 0 ? rc : schema_ci_bindings_check(c, s, mods);
 }
 
 int schema_doap_modules(struct schema_ctx *c, const struct ynode *root,

@@ -175,7 +175,7 @@ static const struct bad bad_inputs[] = {
 	  "p.yaml:2:3: module gtk: no maintainers and not open, and no generated DOAP entry for it "
 	  "(list maintainers, set open: true, or import its DOAP file)" },
 	{ "modules:\n  gtk: {}\n",
-	  "p.yaml:2:3: module gtk: the entry is empty (give maintainers, open, version_dir or signature)" },
+	  "p.yaml:2:3: module gtk: the entry is empty (give maintainers, open, version_dir, signature or ci)" },
 	{ "modules:\n  gtk:\n    open: true\n    version_dir: minor\n",
 	  "p.yaml:4:18: version_dir: expected 'major' or 'major.minor', found 'minor'" },
 	{ "limits:\n  max_compressed: 2X\n",
@@ -240,7 +240,71 @@ static const struct bad bad_inputs[] = {
 	{ "signatures:\n  keyring: /k\n", "p.yaml:2:3: signatures: unknown key 'keyring'" },
 	{ "modules:\n  linux: {maintainers: [a], signature: yes}\n",
 	  "p.yaml:2:40: module linux: signature: expected 'required' or 'optional', found 'yes'" },
+	{ "ci:\n  issuers:\n    gl: {issuer: http://gl.example, audience: https://r, jwks: /j}\n",
+	  "p.yaml:3:18: ci.issuers: issuer: 'http://gl.example' is not an https:// URL (tokens "
+	  "carry it exactly)" },
+	{ "ci:\n  issuers:\n    gl: {issuer: https://gl.example, audience: https://r}\n",
+	  "p.yaml:3:5: ci.issuers.gl: issuer, audience and jwks are all required" },
+	{ "ci:\n  issuers:\n    gl: {issuer: https://g, audience: https://r, jwks: j.json}\n",
+	  "p.yaml:3:56: ci.issuers: jwks: 'j.json' is not an absolute path" },
+	{ "ci:\n  issuers:\n    gl: {issuer: https://g, audience: https://r, jwks: /j, kind: gitea}\n",
+	  "p.yaml:3:66: ci.issuers: kind: expected 'gitlab' or 'github', found 'gitea'" },
+	{ "ci:\n  listen: 8471\n",
+	  "p.yaml:2:11: ci.listen: expected ADDR:PORT or an absolute socket path, found '8471'" },
+	{ "ci:\n  issuers:\n    gl: {issuer: https://g, audience: https://r, jwks: /j}\n"
+	  "modules:\n  gtk:\n    maintainers: [a]\n    ci: [{issuer: gh, project: GNOME/gtk}]\n",
+	  "p.yaml:7:10: module gtk: ci: issuer gh is not under ci.issuers (declare it, or fix the "
+	  "name)" },
+	{ "modules:\n  gtk:\n    maintainers: [a]\n    ci: [{issuer: gl, project: ../gtk}]\n",
+	  "p.yaml:4:32: ci: project: '../gtk' is not a project path such as GNOME/gtk" },
+	{ "modules:\n  gtk:\n    maintainers: [a]\n    ci: [{project: GNOME/gtk}]\n",
+	  "p.yaml:4:10: module gtk: ci: each entry needs issuer and project" },
+	{ "modules:\n  gtk:\n    maintainers: [a]\n    ci: [{issuer: gl, project: G/g, ref: x}]\n",
+	  "p.yaml:4:37: module gtk: ci: unknown key 'ref'" },
 };
+
+static void test_ci(void **state)
+{
+	static const char text[] =
+		"ci:\n  listen: 127.0.0.1:8471\n  issuers:\n"
+		"    gitlab: {issuer: https://gitlab.gnome.org, audience: https://master.gnome.org,\n"
+		"             jwks: /etc/postern/ci/gitlab.jwks}\n"
+		"    github: {issuer: https://token.actions.githubusercontent.com,\n"
+		"             audience: https://master.gnome.org, jwks: /etc/postern/ci/github.jwks,\n"
+		"             kind: github, max_token_lifetime: 600}\n"
+		"modules:\n"
+		"  gtk:\n    maintainers: [otte]\n"
+		"    ci: [{issuer: gitlab, project: GNOME/gtk}, {issuer: github, project: gnome/gtk}]\n"
+		"  glib: {maintainers: [pwithnall]}\n";
+	const struct policy_ci_issuer *gl, *gh;
+	struct policy *p = parse_ok(text);
+
+	(void)state;
+	assert_string_equal(policy_settings(p)->ci_listen, "127.0.0.1:8471");
+	gl = policy_ci_issuer_find(p, "gitlab");
+	gh = policy_ci_issuer_find(p, "github");
+	assert_non_null(gl);
+	assert_non_null(gh);
+	assert_null(policy_ci_issuer_find(p, "gitea"));
+	assert_string_equal(gl->issuer, "https://gitlab.gnome.org");
+	assert_string_equal(gl->audience, "https://master.gnome.org");
+	assert_string_equal(gl->jwks, "/etc/postern/ci/gitlab.jwks");
+	assert_int_equal(gl->forge, POLICY_CI_GITLAB);
+	assert_int_equal(gl->max_lifetime, 3600);
+	assert_int_equal(gh->forge, POLICY_CI_GITHUB);
+	assert_int_equal(gh->max_lifetime, 600);
+	assert_true(policy_ci_may(p, "gitlab", "GNOME/gtk", "gtk"));
+	assert_true(policy_ci_may(p, "github", "gnome/gtk", "gtk"));
+	assert_false(policy_ci_may(p, "gitlab", "gnome/gtk", "gtk"));     /* byte for byte */
+	assert_false(policy_ci_may(p, "github", "GNOME/gtk", "gtk"));     /* the other issuer's */
+	assert_false(policy_ci_may(p, "gitlab", "GNOME/gtk", "glib"));    /* no ci list */
+	assert_false(policy_ci_may(p, "gitlab", "GNOME/gtk", "unknown"));
+	assert_false(policy_ci_may(p, "gitea", "GNOME/gtk", "gtk"));
+	assert_false(policy_ci_may(NULL, "gitlab", "GNOME/gtk", "gtk"));
+	/* CI adds a way to release; the humans stay. */
+	assert_int_equal(policy_may(p, "otte", POLICY_INSTALL, "gtk", NULL, 0), POLICY_MAINTAINER);
+	policy_free(p);
+}
 
 static void test_signatures(void **state)
 {
@@ -357,6 +421,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_errors_have_position),
+		cmocka_unit_test(test_ci),
 		cmocka_unit_test(test_generated_file_schema),
 		cmocka_unit_test(test_example_config),
 		cmocka_unit_test(test_signatures),
