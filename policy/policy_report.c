@@ -351,6 +351,65 @@ enum policy_basis report_explain(FILE *out, const struct policy *p, const char *
 	return b;
 }
 
+bool is_ci_identity(const char *who)
+{
+	return strncmp(who, "ci:", 3) == 0;
+}
+
+/* The module's ci list, "issuer/project, ...", or "none". */
+static void ci_list(const struct policy_module *m, char *out, size_t size)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; m != NULL && i < m->nci && len < size; i++) {
+		int n = snprintf(out + len, size - len, "%s%s/%s", i ? ", " : "", m->ci[i].issuer,
+				 m->ci[i].project);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	if (out[0] == '\0')
+		snprintf(out, size, "none");
+}
+
+bool report_explain_ci(FILE *out, const struct policy *p, const char *who,
+		       enum policy_action action, const char *module)
+{
+	char issuer[64], list[1024];
+	const char *slash = strchr(who + 3, '/');
+	const char *project = slash ? slash + 1 : "";
+	size_t ilen = slash ? (size_t)(slash - (who + 3)) : 0;
+	bool ok;
+
+	if (ilen == 0 || ilen >= sizeof(issuer) || project[0] == '\0') {
+		fprintf(out, "refused: %s is not a CI identity (write ci:ISSUER/PROJECT, e.g. "
+			"ci:gitlab/GNOME/gtk)\n", who);
+		return false;
+	}
+	memcpy(issuer, who + 3, ilen);
+	issuer[ilen] = '\0';
+	if (action == POLICY_DELETE) {
+		fprintf(out, "refused: CI jobs only release; deleting is for the module's "
+			"maintainers (delete-own)\n");
+		return false;
+	}
+	ok = policy_ci_may(p, issuer, project, module);
+	ci_list(policy_module_find(p, module), list, sizeof(list));
+	if (ok)
+		fprintf(out, "allowed: CI jobs of %s with tokens from issuer %s may release %s "
+			"(modules.%s.ci), from a protected tag named after the version\n", project,
+			issuer, module, module);
+	else if (policy_ci_issuer_find(p, issuer) == NULL)
+		fprintf(out, "refused: %s is not under ci.issuers\n", issuer);
+	else
+		fprintf(out, "refused: %s (issuer %s) may not release %s: its CI identities are %s\n",
+			project, issuer, module, list);
+	if (ok)
+		explain_signature(out, p, module);
+	return ok;
+}
+
 size_t report_modules(FILE *out, const struct policy *p, const char *user)
 {
 	char why[1024];

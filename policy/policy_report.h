@@ -13,6 +13,15 @@ unsigned report_check(FILE *out, const struct policy *p, const char *path);
 enum policy_basis report_explain(FILE *out, const struct policy *p, const char *user,
 				 enum policy_action action, const char *module);
 
+/*
+ * The same for a CI identity "ci:ISSUER/PROJECT" (is_ci_identity): whether
+ * its jobs may release module (policy_ci_may), and from which tags; CI
+ * jobs never delete. Returns whether it is allowed.
+ */
+bool is_ci_identity(const char *who);
+bool report_explain_ci(FILE *out, const struct policy *p, const char *who,
+		       enum policy_action action, const char *module);
+
 /* Every module user may release, with the reason; returns how many. */
 size_t report_modules(FILE *out, const struct policy *p, const char *user);
 

@@ -2,7 +2,7 @@
  * postern-policy: the administrator's view of the release policy.
  *
  *   check            validate postern.yaml and the generated DOAP file, summarise
- *   explain U M      the decision for user U on module M, and why
+ *   explain U M      the decision for user U (or ci:ISSUER/PROJECT) on module M, and why
  *   modules U        everything U may release, and why
  *   import-doap      DOAP files -> the generated module file, changes announced
  *   doap-configured  for systemd's ExecCondition: are doap_sources configured?
@@ -167,7 +167,11 @@ static int run_explain(const char *config, int argc, char **argv)
 
 	if (first < 0)
 		return status;
-	b = report_explain(stdout, p, argv[first], action, argv[first + 1]);
+	if (is_ci_identity(argv[first]))
+		b = report_explain_ci(stdout, p, argv[first], action, argv[first + 1])
+			? POLICY_MAINTAINER : POLICY_DENY;
+	else
+		b = report_explain(stdout, p, argv[first], action, argv[first + 1]);
 	policy_free(p);
 	return b == POLICY_DENY ? EXIT_FAIL : 0;
 }
@@ -386,9 +390,10 @@ static const struct command commands[] = {
 	  "explicit entries that override DOAP entries, warnings for users and groups\n"
 	  "that do not exist on this system, and where the audit records go.\n"
 	  "Exit status: 0 valid (warnings do not count), 1 invalid.\n" },
-	{ "explain", run_explain, "[--delete] USER MODULE",
+	{ "explain", run_explain, "[--delete] USER|ci:ISSUER/PROJECT MODULE",
 	  "Print whether USER may release MODULE (with --delete: delete its releases),\n"
-	  "and why.\n"
+	  "and why. ci:ISSUER/PROJECT asks for the CI jobs of PROJECT with tokens from\n"
+	  "ci.issuers.ISSUER (modules.MODULE.ci); they never delete.\n"
 	  "Exit status: 0 allowed, 1 refused (or the policy could not be loaded).\n" },
 	{ "modules", run_modules, "USER",
 	  "List every module USER may release, each with the reason.\n"

@@ -26,9 +26,13 @@ release_team:
   group: ptpol-rt
   users: [ptpol-carol]
 doap_modules: $w/doap-modules.yaml
+ci:
+  issuers:
+    gitlab: {issuer: https://gitlab.gnome.org, audience: https://master.gnome.org, jwks: /etc/postern/ci/gitlab.jwks}
 modules:
   gtk:
     maintainers: [matthiasc, otte]
+    ci: [{issuer: gitlab, project: GNOME/gtk}]
   gnome-common:
     open: true
 EOC
@@ -71,6 +75,20 @@ expect "explicit entry overrides DOAP" 1 \
 expect "delete by non-maintainer refused" 1 \
 	"refused: ptpol-bob may not delete releases of gtk: maintainers are matthiasc, otte; release team: ptpol-carol, group ptpol-rt" \
 	-- "$pp" "${C[@]}" explain --delete ptpol-bob gtk
+expect "a CI identity the module lists" 0 \
+	"allowed: CI jobs of GNOME/gtk with tokens from issuer gitlab may release gtk (modules.gtk.ci), from a protected tag named after the version" \
+	-- "$pp" "${C[@]}" explain ci:gitlab/GNOME/gtk gtk
+expect "a CI identity the module does not list" 1 \
+	"refused: GNOME/gtk (issuer gitlab) may not release glib: its CI identities are none" \
+	-- "$pp" "${C[@]}" explain ci:gitlab/GNOME/gtk glib
+expect "a CI identity of an undeclared issuer" 1 "refused: github is not under ci.issuers" \
+	-- "$pp" "${C[@]}" explain ci:github/GNOME/gtk gtk
+expect "CI jobs never delete" 1 \
+	"refused: CI jobs only release; deleting is for the module's maintainers (delete-own)" \
+	-- "$pp" "${C[@]}" explain --delete ci:gitlab/GNOME/gtk gtk
+expect "a malformed CI identity" 1 \
+	"refused: ci:gitlab is not a CI identity (write ci:ISSUER/PROJECT, e.g. ci:gitlab/GNOME/gtk)" \
+	-- "$pp" "${C[@]}" explain ci:gitlab gtk
 expect "open module" 0 \
 	"allowed: gnome-common is open to every uploader (non-maintainer upload)" -- "$pp" "${C[@]}" explain ptpol-bob gnome-common
 expect "unknown module refused" 1 \
