@@ -8,38 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_body.h"
+
 #define URL_MAX 4096
 
 struct http_log {
 	CURL *curl;
 	char base[URL_MAX];
 };
-
-struct body {
-	unsigned char *data;
-	size_t len, max;
-	bool too_big;
-};
-
-static size_t take(char *ptr, size_t size, size_t n, void *arg)
-{
-	struct body *b = arg;
-	size_t add = size * n;
-	unsigned char *bigger;
-
-	if (add > b->max - b->len) {
-		b->too_big = true;
-		return 0;         /* libcurl stops the transfer */
-	}
-	bigger = realloc(b->data, b->len + add + 1);
-	if (bigger == NULL)
-		return 0;
-	b->data = bigger;
-	memcpy(b->data + b->len, ptr, add);
-	b->len += add;
-	b->data[b->len] = '\0';
-	return add;
-}
 
 int http_log_open(const char *url, struct http_log **out, struct pst_err *e)
 {
@@ -68,7 +44,7 @@ int http_log_open(const char *url, struct http_log **out, struct pst_err *e)
 	curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
 	curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(h->curl, CURLOPT_USERAGENT, "postern-verify");
-	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, take);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, http_body_take);
 	*out = h;
 	return 0;
 }
@@ -86,7 +62,7 @@ int http_log_read(void *arg, const char *path, size_t max, unsigned char **data,
 		  struct pst_err *e)
 {
 	struct http_log *h = arg;
-	struct body b = {.max = max};
+	struct http_body b = {.max = max};
 	char url[URL_MAX + 128];
 	long status = 0;
 	CURLcode rc;
