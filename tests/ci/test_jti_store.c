@@ -86,7 +86,7 @@ static void test_records_private(void **state)
 	DIR *d;
 	struct dirent *de;
 	struct stat st;
-	char path[256];
+	char path[512];
 
 	(void)state;
 	assert_int_equal(jti_store_open(dir, &s, &e), 0);
