@@ -35,6 +35,41 @@ static const char *key_mismatch(json_t *key, enum oidc_alg alg)
 	return NULL;
 }
 
+/* Strict base64url (RFC 7515 2: no padding), and never a length cjose's
+ * decoder would assert on (one character past a multiple of four aborts
+ * libcjose 0.6 instead of failing). */
+bool oidc_base64url_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len % 4 == 1)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* The members cjose decodes: present and strict base64url; no private part. */
+static const char *key_material_bad(json_t *key, enum oidc_alg alg)
+{
+	static const char *const rsa[] = { "n", "e", NULL }, *const ec[] = { "x", "y", NULL };
+	static const char *const private_parts[] = { "d", "p", "q", "dp", "dq", "qi", "oth", NULL };
+	const char *const *m;
+
+	for (m = private_parts; *m != NULL; m++)
+		if (json_object_get(key, *m) != NULL)
+			return "it holds a private key part: publish only the public key";
+	for (m = alg == OIDC_RS256 ? rsa : ec; *m != NULL; m++) {
+		json_t *v = json_object_get(key, *m);
+		if (!json_is_string(v) || !oidc_base64url_ok(json_string_value(v), json_string_length(v)))
+			return alg == OIDC_RS256 ? "its \"n\" or \"e\" is not base64url"
+						 : "its \"x\" or \"y\" is not base64url";
+	}
+	return NULL;
+}
+
 static int add_key(struct oidc_jwks *out, json_t *key, size_t i, const char *name,
 		   struct pst_err *e)
 {
@@ -51,7 +86,7 @@ static int add_key(struct oidc_jwks *out, json_t *key, size_t i, const char *nam
 				"of at most %d bytes)", name, i, OIDC_KID_MAX);
 	if (oidc_jwks_find(out, kid) != NULL)
 		return pst_fail(e, EINVAL, "%s: two keys have the kid %s", name, kid);
-	if ((why = key_mismatch(key, alg)) != NULL)
+	if ((why = key_mismatch(key, alg)) != NULL || (why = key_material_bad(key, alg)) != NULL)
 		return pst_fail(e, EINVAL, "%s: key %s: %s", name, kid, why);
 	if (out->n == OIDC_JWKS_KEYS_MAX)
 		return pst_fail(e, EINVAL, "%s: more than %d signing keys", name, OIDC_JWKS_KEYS_MAX);

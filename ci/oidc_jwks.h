@@ -8,6 +8,7 @@
 #ifndef POSTERN_CI_OIDC_JWKS_H
 #define POSTERN_CI_OIDC_JWKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjose/cjose.h>
@@ -43,5 +44,9 @@ int oidc_jwks_parse(const char *text, size_t len, const char *name, struct oidc_
 const struct oidc_key *oidc_jwks_find(const struct oidc_jwks *k, const char *kid);
 
 void oidc_jwks_free(struct oidc_jwks *k);
+
+/* len bytes of s are unpadded base64url that cjose can decode without
+ * aborting (its decoder asserts on a length of 4n + 1). */
+bool oidc_base64url_ok(const char *s, size_t len);
 
 #endif

@@ -15,26 +15,16 @@
 #include <cjose/cjose.h>
 #include <jansson.h>
 
-/* Three non-empty base64url parts joined by two dots, nothing else. */
+/* Three base64url parts joined by two dots, nothing else, each one cjose
+ * decodes without aborting (oidc_base64url_ok). */
 static bool compact_form(const char *t, size_t len)
 {
-	size_t i, dots = 0, part = 0;
+	const char *dot1 = memchr(t, '.', len);
+	const char *dot2 = dot1 ? memchr(dot1 + 1, '.', len - (size_t)(dot1 + 1 - t)) : NULL;
 
-	for (i = 0; i < len; i++) {
-		char c = t[i];
-		if (c == '.') {
-			if (part == 0)
-				return false;
-			dots++;
-			part = 0;
-			continue;
-		}
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      c == '-' || c == '_'))
-			return false;
-		part++;
-	}
-	return dots == 2 && part > 0;
+	return dot2 != NULL && oidc_base64url_ok(t, (size_t)(dot1 - t)) &&
+	       oidc_base64url_ok(dot1 + 1, (size_t)(dot2 - dot1 - 1)) &&
+	       oidc_base64url_ok(dot2 + 1, len - (size_t)(dot2 + 1 - t));
 }
 
 static enum oidc_alg header_alg(const char *alg)

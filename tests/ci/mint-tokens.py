@@ -144,6 +144,7 @@ cases = [
     ("duplicate-claims", "gitlab", "not a JSON object",
      jwt.api_jws.encode(dup, rsa_key, algorithm="RS256", headers={"kid": "rsa-1"})),
     ("four-parts", "gitlab", "not a JWT", good + ".x"),
+    ("part-of-4n-plus-1", "gitlab", "not a JWT", head + "." + body + "." + sig[:len(sig) - (len(sig) % 4) - 3]),
     ("padded", "gitlab", "not a JWT", good + "=="),
     ("empty", "gitlab", "not a JWT", ""),
 ]
@@ -163,7 +164,13 @@ bad_jwks = [
     ("no-kid", "no usable \"kid\"", {"keys": [{k: v for k, v in rsa_jwk.items() if k != "kid"}]}),
     ("only-hmac", "no RS256 or ES256 signing key", {"keys": [{"kty": "oct", "kid": "h", "k": "c2VjcmV0"}]}),
     ("no-keys-array", "not a JWKS", {"key": []}),
-    ("bad-modulus", "cannot be imported", {"keys": [dict(rsa_jwk, n="!!")]}),
+    ("bad-modulus", "its \"n\" or \"e\" is not base64url", {"keys": [dict(rsa_jwk, n="!!")]}),
+    # one character past a multiple of four: libcjose 0.6 aborts on it
+    ("modulus-4n-plus-1", "its \"n\" or \"e\" is not base64url",
+     {"keys": [dict(rsa_jwk, n=rsa_jwk["n"][:341])]}),
+    ("padded-exponent", "its \"n\" or \"e\" is not base64url", {"keys": [dict(rsa_jwk, e="AQAB==")]}),
+    ("private-part", "private key part", {"keys": [dict(ec_jwk, d="AAAA")]}),
+    ("ec-point-too-short", "cannot be imported", {"keys": [dict(ec_jwk, x="AAAA")]}),
 ]
 with open(os.path.join(OUT, "jwks-cases.tsv"), "w") as f:
     for name, words, doc in bad_jwks:
