@@ -32,6 +32,16 @@ count_calls() { # SYSCALL
 
 lines_of() { [ -e "$1" ] && wc -l < "$1" || echo 0; }
 
+# Wait for a new second. <state>/history/clock is rewritten only when the
+# time passed the one it holds (whole seconds), and the daemon records it at
+# start: an operation in a new second always makes that write, so the step
+# counts are those of the longest run.
+next_second() {
+	local s
+	s=$(date +%s)
+	while [ "$(date +%s)" = "$s" ]; do sleep 0.05; done
+}
+
 # Everything agrees, and the change of FILE (op OP) happened everywhere or nowhere.
 agree() { # OP FILE
 	local size ledger in_tree logged
@@ -56,6 +66,7 @@ agree() { # OP FILE
 crash_case() { # OP FILE SYSCALL K
 	kill_daemon
 	start_traced "$3" "$4"
+	next_second
 	if [ "$1" = install ]; then
 		client ptinst-m install-module "$2" >"$R/case.out" 2>&1
 	else
@@ -63,7 +74,11 @@ crash_case() { # OP FILE SYSCALL K
 	fi
 	kill_daemon
 	start_daemon
-	if ! grep -q 'killed by SIGKILL' "$R/trace"; then
+	made=$(count_calls "$3")
+	if ! grep -q 'killed by SIGKILL' "$R/trace" && [ "$made" -lt "$4" ] && agree "$1" "$2"; then
+		# A second began between two clock records of one operation while counting.
+		ok "$1 at $3 #$4: this run made only $made such calls (one clock record fewer), and all agree"
+	elif ! grep -q 'killed by SIGKILL' "$R/trace"; then
 		not_ok "$1: no process was killed at $3 #$4"
 	elif agree "$1" "$2"; then
 		ok "$1 killed at $3 #$4: log, ledger, index and tree agree"
@@ -79,12 +94,14 @@ client ptinst-m install-module ptmod-1.0.tar.xz >/dev/null 2>&1
 kill_daemon
 start_traced
 make_tarball ptinst-m ptmod-1.1.tar.xz
+next_second
 client ptinst-m install-module ptmod-1.1.tar.xz >/dev/null 2>&1
 kill_daemon
 declare -A n_install n_delete
 total=0
 for sc in $STEP_CALLS; do n_install[$sc]=$(count_calls "$sc"); total=$((total + n_install[$sc])); done
 start_traced
+next_second
 client ptinst-m delete-own ptmod-1.1.tar.xz >/dev/null 2>&1
 kill_daemon
 for sc in $STEP_CALLS; do n_delete[$sc]=$(count_calls "$sc"); total=$((total + n_delete[$sc])); done
