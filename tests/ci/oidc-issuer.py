@@ -60,6 +60,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == "/moved":
             self.send_response(302)
             self.send_header("Location", "/jwks.json")
+            # An empty body said as such: curl 8 on Debian 13 otherwise sees
+            # the TLS connection end without close_notify, not the 302.
+            self.send_header("Content-Length", "0")
             self.end_headers()
             return
         path = os.path.join(DIR, "www", self.path.lstrip("/").replace("/", "_"))
