@@ -3,9 +3,10 @@
  *
  * MUST: leave the process able to read SANDBOX_IN_FD, write its verdict to
  * SANDBOX_OUT_FD, allocate memory and exit, and nothing else: no open, no
- * socket, no exec, no signals to others, no new fds. With a verifier beside
- * it, also: write to CHECK_TEE_FD and close it, read CHECK_VOUT_FD and
- * CHECK_VERR_FD, poll them, and reap the child. Any other system call
+ * socket, no exec, no signals to others, no new fds. With the verifiers
+ * beside it, also: write to CHECK_TEE_FD and CHECK_NOW_TEE_FD and close
+ * them, read CHECK_VOUT_FD, CHECK_VERR_FD and CHECK_NOW_OUT_FD, poll them,
+ * and reap the children. Any other system call
  * kills the process (SIGSYS), which its parent reports as a refusal.
  * MUST NOT: be entered after decoding started, or fail open: every step
  * that fails is an error (except Landlock on a kernel without it).
@@ -126,7 +127,7 @@ static int seccomp_rules(scmp_filter_ctx ctx)
 	return rc;
 }
 
-/* What talking to the verifier (sig_verifier.c) adds. */
+/* What talking to the verifiers (sig_verifier.c) adds. */
 static int seccomp_verifier_rules(scmp_filter_ctx ctx)
 {
 	int rc = 0;
@@ -135,7 +136,10 @@ static int seccomp_verifier_rules(scmp_filter_ctx ctx)
 	ALLOW(close, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_TEE_FD));       /* their end */
 	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_VOUT_FD));       /* its stdout */
 	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_VERR_FD));       /* its stderr */
-	ALLOW(poll, 0);                                            /* waiting on both */
+	ALLOW(write, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_NOW_TEE_FD));   /* the same bytes, to gpgv */
+	ALLOW(close, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_NOW_TEE_FD));   /* their end */
+	ALLOW(read, 1, SCMP_A0(SCMP_CMP_EQ, CHECK_NOW_OUT_FD));    /* its status lines */
+	ALLOW(poll, 0);                                            /* waiting on their output */
 	ALLOW(ppoll, 0);                                           /* poll() on libcs that use it */
 	ALLOW(wait4, 0);                                           /* its exit status */
 	return rc;
@@ -166,7 +170,7 @@ int sandbox_enter(const struct sandbox_limits *c, int *landlock_abi, struct pst_
 	/* Landlock needs no_new_privs and a free fd for its ruleset: both before the limits. */
 	if (c->verifier) {
 		close(SANDBOX_IN_FD + 1);
-		fds_close_from(CHECK_VERR_FD + 1);
+		fds_close_from(CHECK_NOW_OUT_FD + 1);
 	} else {
 		fds_close_from(SANDBOX_IN_FD + 1);
 	}

@@ -18,21 +18,24 @@
  * socket) and the input (the upload, read-only). */
 #define SANDBOX_OUT_FD 0
 #define SANDBOX_IN_FD 1
-/* ... and with a signature verifier beside the check (sig_verifier.h): the
- * pipe of the signed bytes to it, its stdout and its stderr. fd 2 is closed. */
+/* ... and with the signature verifiers beside the check (sig_verifier.h): the
+ * pipe of the signed bytes to sqv, its stdout and its stderr, then the pipe
+ * of the same bytes to gpgv and its stdout. fd 2 is closed. */
 #define CHECK_TEE_FD 3
 #define CHECK_VOUT_FD 4
 #define CHECK_VERR_FD 5
+#define CHECK_NOW_TEE_FD 6
+#define CHECK_NOW_OUT_FD 7
 
 /* The highest fd number + 1 a confined process may hold: its two fds and nothing more. */
 #define SANDBOX_NOFILE 2
-#define SANDBOX_NOFILE_VERIFIER (CHECK_VERR_FD + 1)
+#define SANDBOX_NOFILE_VERIFIER (CHECK_NOW_OUT_FD + 1)
 
 struct sandbox_limits {
 	uint64_t memory;        /* RLIMIT_AS, bytes */
 	unsigned cpu_seconds;   /* RLIMIT_CPU */
-	/* a verifier runs beside: keep its three fds, allow writing the signed
-	 * bytes to it, reading its output, closing the first and reaping it */
+	/* verifiers run beside: keep their fds, allow writing the signed bytes
+	 * to them, reading their output, closing the tees and reaping them */
 	bool verifier;
 };
 

@@ -55,9 +55,8 @@ struct scan {
 	int rc;                          /* the first failure; 0 while all is well */
 	struct timespec deadline;
 	char top[TOP_MAX];
-	enum tarball_tee tee;            /* which layer is copied to tee_fd */
-	int tee_fd;
-	bool tee_open;                   /* and its reader still reads */
+	enum tarball_tee tee;            /* which layer is copied to tee_fds */
+	int tee_fds[TARBALL_TEES];       /* -1 once its reader stopped reading, or for none */
 	/* upload layer */
 	int upload_fd;
 	unsigned char *chunk;
@@ -130,25 +129,32 @@ static int deadline_check(struct scan *s)
 	return 0;
 }
 
-/* Copy to the tee; a reader that went away (EPIPE, SIGPIPE ignored) is fed no more. */
-static void tee_write(struct scan *s, enum tarball_tee layer, const void *buf, size_t len)
+/* Copy to one tee; a reader that went away (EPIPE, SIGPIPE ignored) is fed no more. */
+static void tee_write_one(int *fd, const unsigned char *p, size_t len)
 {
-	const unsigned char *p = buf;
 	ssize_t n;
 
-	if (!s->tee_open || s->tee != layer)
-		return;
-	while (len > 0) {
-		n = write(s->tee_fd, p, len);
+	while (*fd >= 0 && len > 0) {
+		n = write(*fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			s->tee_open = false;
+			*fd = -1;
 			return;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
+}
+
+static void tee_write(struct scan *s, enum tarball_tee layer, const void *buf, size_t len)
+{
+	int i;
+
+	if (s->tee != layer)
+		return;
+	for (i = 0; i < TARBALL_TEES; i++)
+		tee_write_one(&s->tee_fds[i], buf, len);
 }
 
 /* Read the next piece of the upload; 0 at its end. */
@@ -511,14 +517,15 @@ static void scan_free(struct scan *s)
 int tarball_check(int upload_fd, const struct tarball_expect *expect, struct tarball_result *out,
 		  struct pst_err *e)
 {
-	return tarball_check_tee(upload_fd, expect, TARBALL_TEE_NONE, -1, out, e);
+	return tarball_check_tee(upload_fd, expect, TARBALL_TEE_NONE, (const int[]){ -1, -1 }, out, e);
 }
 
 int tarball_check_tee(int upload_fd, const struct tarball_expect *expect, enum tarball_tee tee,
-		      int tee_fd, struct tarball_result *out, struct pst_err *e)
+		      const int tee_fds[TARBALL_TEES], struct tarball_result *out,
+		      struct pst_err *e)
 {
 	struct scan s = { .expect = expect, .out = out, .e = e, .upload_fd = upload_fd,
-			  .tee = tee, .tee_fd = tee_fd, .tee_open = tee != TARBALL_TEE_NONE };
+			  .tee = tee, .tee_fds = { tee_fds[0], tee_fds[1] } };
 
 	memset(out, 0, sizeof(*out));
 	if (scan_setup(&s, expect) == 0 && stream_open(&s) == 0 && tar_open(&s) == 0 &&

@@ -36,7 +36,7 @@
 #define TARBALL_NEWS_LINES RELEASE_NEWS_LINES
 #define TARBALL_NEWS_MAX RELEASE_NEWS_MAX
 
-/* Which bytes tarball_check() also copies to tee_fd as it reads them. */
+/* Which bytes tarball_check() also copies to the tee fds as it reads them. */
 enum tarball_tee {
 	TARBALL_TEE_NONE = 0,
 	TARBALL_TEE_UPLOAD,     /* the upload as read: the compressed file */
@@ -72,12 +72,15 @@ int tarball_check(int upload_fd, const struct tarball_expect *expect, struct tar
 
 /*
  * The same check, and every byte of the tee layer, in order, written to
- * tee_fd as it passes (a pipe to the signature verifier), until a write
- * fails: the reader stopped, and its own answer will say why; the check
- * goes on either way. The caller ignores SIGPIPE.
+ * each of the TARBALL_TEES fds in tee_fds (pipes to the signature
+ * verifiers; -1 for none) as it passes, until a write to that fd fails:
+ * its reader stopped, and its own answer will say why; the check goes on
+ * either way. The caller ignores SIGPIPE.
  */
+#define TARBALL_TEES 2
 int tarball_check_tee(int upload_fd, const struct tarball_expect *expect, enum tarball_tee tee,
-		      int tee_fd, struct tarball_result *out, struct pst_err *e);
+		      const int tee_fds[TARBALL_TEES], struct tarball_result *out,
+		      struct pst_err *e);
 
 enum tarball_member_kind {
 	TARBALL_MEMBER_FILE,

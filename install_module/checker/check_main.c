@@ -243,7 +243,8 @@ static int check(const struct check_request *req, const struct sig_verifier *ver
 	if (verifier != NULL)
 		tee = req->sig_kind == CHECK_SIG_TAR ? TARBALL_TEE_TAR : TARBALL_TEE_UPLOAD;
 	if (rc == 0)
-		rc = tarball_check_tee(SANDBOX_IN_FD, &x, tee, CHECK_TEE_FD, &r, &e);
+		rc = tarball_check_tee(SANDBOX_IN_FD, &x, tee,
+				       (const int[]){ CHECK_TEE_FD, CHECK_NOW_TEE_FD }, &r, &e);
 	verdict_from(v, rc, &r, &e);
 	if (verifier != NULL) {
 		sig_verifier_finish(verifier, req->sig_kind, &sig);
@@ -263,6 +264,27 @@ static int fd_move(int fd, int target)
 	return 0;
 }
 
+/* The verifiers' fds to CHECK_TEE_FD and on, in the order sandbox.h gives. */
+static int verifier_fds_place(struct sig_verifier *v, struct pst_err *e)
+{
+	int *const fds[] = { &v->sqv.data_fd, &v->sqv.out_fd, &v->sqv.err_fd, &v->now.data_fd,
+			     &v->now.out_fd };
+	const int n = (int)(sizeof(fds) / sizeof(fds[0]));
+	int high[sizeof(fds) / sizeof(fds[0])], i, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		high[i] = fcntl(*fds[i], F_DUPFD_CLOEXEC, 64);
+		failed |= high[i] < 0;
+		close(*fds[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (failed || fd_move(high[i], CHECK_TEE_FD + i) != 0)
+			return pst_fail(e, EMFILE, "cannot place the verifiers' fds");
+		*fds[i] = CHECK_TEE_FD + i;
+	}
+	return 0;
+}
+
 /*
  * Before the sandbox: the upload to SANDBOX_IN_FD; for a signed upload,
  * the verifier started and its fds moved to CHECK_TEE_FD and on. A refusal
@@ -274,7 +296,7 @@ static int setup(const struct check_request *req, int fds[3], struct sig_verifie
 {
 	const struct sandbox_limits c = { req->limits.check_memory, req->limits.time_limit + 1,
 					     true };
-	int rc, high[3], i;
+	int rc;
 
 	if (fd_move(fds[0], SANDBOX_IN_FD) != 0)
 		return pst_fail(e, errno, "cannot place the upload's fd: %s", strerror(errno));
@@ -289,18 +311,7 @@ static int setup(const struct check_request *req, int fds[3], struct sig_verifie
 	/* A verifier that stops reading must not kill the check: the tee's write fails with EPIPE. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return pst_fail(e, errno, "cannot ignore SIGPIPE");
-	high[0] = fcntl(verifier->data_fd, F_DUPFD_CLOEXEC, 64);
-	high[1] = fcntl(verifier->out_fd, F_DUPFD_CLOEXEC, 64);
-	high[2] = fcntl(verifier->err_fd, F_DUPFD_CLOEXEC, 64);
-	close(verifier->data_fd);
-	close(verifier->out_fd);
-	close(verifier->err_fd);
-	for (i = 0; i < 3; i++)
-		if (high[i] < 0 || fd_move(high[i], CHECK_TEE_FD + i) != 0)
-			return pst_fail(e, EMFILE, "cannot place the verifier's fds");
-	verifier->data_fd = CHECK_TEE_FD;
-	verifier->out_fd = CHECK_VOUT_FD;
-	verifier->err_fd = CHECK_VERR_FD;
+	return verifier_fds_place(verifier, e);
 	return 0;
 }
 

@@ -24,10 +24,7 @@
 /* What the captured output is cut to before it is read. */
 #define OUTPUT_MAX 8192
 
-static void say(struct sig_result *r, enum check_outcome outcome, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(struct sig_result *r, enum check_outcome outcome, const char *fmt, ...)
+void sig_say(struct sig_result *r, enum check_outcome outcome, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -116,49 +113,73 @@ static void failure_explain(enum check_signature_kind kind, const char *err, str
 
 	hex_after(err, "Signing key on ", key);
 	if (strstr(err, "Failed to parse keyring") != NULL)
-		say(r, CHECK_REFUSED, "your OpenPGP keyring on this server cannot be read by the "
+		sig_say(r, CHECK_REFUSED, "your OpenPGP keyring on this server cannot be read by the "
 		    "signature verifier: the server's admins must fix it (it must hold OpenPGP "
 		    "certificates, binary or armored); your upload is not at fault");
 	else if (strstr(err, "Reading \"/proc/self/fd/3\"") != NULL || strstr(err, "Malformed") != NULL ||
 		 strstr(err, "Expected signature") != NULL)
-		say(r, CHECK_REFUSED, "the signature file is not an OpenPGP detached signature "
+		sig_say(r, CHECK_REFUSED, "the signature file is not an OpenPGP detached signature "
 		    "(make it with gpg --detach-sign, binary for .sig and .tar.sign, --armor for .asc)");
 	else if (strstr(err, "SHA1 is not considered secure") != NULL)
-		say(r, CHECK_REFUSED, "the signature uses the SHA-1 hash, which is refused as broken "
+		sig_say(r, CHECK_REFUSED, "the signature uses the SHA-1 hash, which is refused as broken "
 		    "(sign again with SHA-256 or better: gpg --digest-algo SHA512 --detach-sign)");
 	else if (strstr(err, "Policy rejected") != NULL)
-		say(r, CHECK_REFUSED, "the signature uses an algorithm the verifier refuses as too "
+		sig_say(r, CHECK_REFUSED, "the signature uses an algorithm the verifier refuses as too "
 		    "weak (sign again with a current key and hash, e.g. ed25519 or RSA >= 2048 bits "
 		    "and SHA-512)");
 	else if (strstr(err, "revoked") != NULL)
-		say(r, CHECK_REFUSED, "the key that made the signature%s%s is revoked (sign with a "
+		sig_say(r, CHECK_REFUSED, "the key that made the signature%s%s is revoked (sign with a "
 		    "valid key of your keyring, and have the admins replace the revoked one)",
 		    key[0] != '\0' ? ", " : "", key);
 	else if (strstr(err, "Not live until") != NULL)
-		say(r, CHECK_REFUSED, "the signature is dated in the future (check your computer's "
+		sig_say(r, CHECK_REFUSED, "the signature is dated in the future (check your computer's "
 		    "clock, and sign again)");
 	else if (strstr(err, "Expired on") != NULL || strstr(err, "not live") != NULL)
-		say(r, CHECK_REFUSED, "the key that made the signature%s%s had expired or was not "
+		sig_say(r, CHECK_REFUSED, "the key that made the signature%s%s had expired or was not "
 		    "yet valid when the signature was made (extend its expiry with gpg "
 		    "--quick-set-expire, have the admins update your keyring, and sign again)",
 		    key[0] != '\0' ? ", " : "", key);
 	else if (strstr(err, "Missing key ") != NULL) {
 		hex_after(err, "Missing key ", key);
-		say(r, CHECK_REFUSED, "the signature was made by the key %s, which is not in your "
+		sig_say(r, CHECK_REFUSED, "the signature was made by the key %s, which is not in your "
 		    "keyring on this server (sign with a key of your keyring, or ask the admins to "
 		    "add this one to it)", key[0] != '\0' ? key : "(unnamed)");
 	} else if (strstr(err, "was created before the --not-before date") != NULL)
-		say(r, CHECK_REFUSED, "the signature was made longer ago than this server accepts "
+		sig_say(r, CHECK_REFUSED, "the signature was made longer ago than this server accepts "
 		    "(signatures.max_age): sign the file again now (an old signature could be "
 		    "back-dated with a key that has since expired or been replaced)");
 	else if (strstr(err, "Message has been manipulated") != NULL)
-		say(r, CHECK_REFUSED, "the signature does not match %s: it is a signature of "
+		sig_say(r, CHECK_REFUSED, "the signature does not match %s: it is a signature of "
 		    "another file, or the file changed after signing (sign exactly the file you "
 		    "upload%s)", covered(kind),
 		    kind == CHECK_SIG_TAR ? ", as kup does: xz -dc FILE | gpg --detach-sign" : "");
 	else
-		say(r, CHECK_REFUSED, "the signature does not verify against your keyring on "
+		sig_say(r, CHECK_REFUSED, "the signature does not verify against your keyring on "
 		    "this server (check it with: sqv --keyring YOUR-KEYRING SIGNATURE FILE)");
+}
+
+bool sig_tool_ended_badly(int wait_status, const char *name, const char *path,
+			  const char *package, struct sig_result *r)
+{
+	if (WIFSIGNALED(wait_status)) {
+		int sig = WTERMSIG(wait_status);
+
+		if (sig == SIGXCPU || sig == SIGALRM || sig == SIGKILL)
+			sig_say(r, CHECK_REFUSED, "verifying the signature took longer than the time limit");
+		else
+			sig_say(r, CHECK_REFUSED, "%s crashed on this signature (signal %d): sign again "
+			    "with gpg --detach-sign", name, sig);
+	} else if (!WIFEXITED(wait_status)) {
+		sig_say(r, CHECK_INTERNAL, "%s ended in an unknown way", name);
+	} else if (WEXITSTATUS(wait_status) == SIG_VERIFIER_SETUP_FAILED) {
+		sig_say(r, CHECK_INTERNAL, "%s could not be confined", name);
+	} else if (WEXITSTATUS(wait_status) == SIG_VERIFIER_EXEC_FAILED) {
+		sig_say(r, CHECK_INTERNAL, "%s (%s) cannot be run: is the %s package installed?", name,
+		    path, package);
+	} else {
+		return false;
+	}
+	return true;
 }
 
 void sig_verdict_read(enum check_signature_kind kind, int wait_status, const char *out,
@@ -170,35 +191,16 @@ void sig_verdict_read(enum check_signature_kind kind, int wait_status, const cha
 	memset(r, 0, sizeof(*r));
 	text_of(out, out_len, out_text);
 	text_of(err, err_len, err_text);
-	if (WIFSIGNALED(wait_status)) {
-		int sig = WTERMSIG(wait_status);
-
-		if (sig == SIGXCPU || sig == SIGALRM || sig == SIGKILL)
-			say(r, CHECK_REFUSED, "verifying the signature took longer than the time limit");
-		else
-			say(r, CHECK_REFUSED, "the signature verifier crashed on this signature (signal "
-			    "%d): sign again with gpg --detach-sign", sig);
+	if (sig_tool_ended_badly(wait_status, "the signature verifier", SIG_VERIFIER_PATH, "sqv", r))
 		return;
-	}
-	if (!WIFEXITED(wait_status)) {
-		say(r, CHECK_INTERNAL, "the signature verifier ended in an unknown way");
-		return;
-	}
 	switch (WEXITSTATUS(wait_status)) {
 	case 0:
 		if (!truncated && out_len <= OUTPUT_MAX && signers_read(out_text, r->signer)) {
 			r->outcome = CHECK_PASS;
 			return;
 		}
-		say(r, CHECK_INTERNAL, "the signature verifier reported success but named no "
+		sig_say(r, CHECK_INTERNAL, "the signature verifier reported success but named no "
 		    "valid signer fingerprint");
-		return;
-	case SIG_VERIFIER_SETUP_FAILED:
-		say(r, CHECK_INTERNAL, "the signature verifier could not be confined");
-		return;
-	case SIG_VERIFIER_EXEC_FAILED:
-		say(r, CHECK_INTERNAL, "the signature verifier (" SIG_VERIFIER_PATH ") cannot be run: "
-		    "is the sqv package installed?");
 		return;
 	default:
 		failure_explain(kind, err_text, r);

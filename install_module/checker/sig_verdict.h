@@ -7,6 +7,7 @@
 #ifndef POSTERN_SIG_VERDICT_H
 #define POSTERN_SIG_VERDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "check_wire.h"
@@ -14,7 +15,7 @@
 /* The verifier: Sequoia's sqv (docs/RELEASES.md says why). */
 #define SIG_VERIFIER_PATH "/usr/bin/sqv"
 
-/* Exit statuses of the verifier's own child before execve (sig_verifier.c). */
+/* Exit statuses of a confined tool's child before execve (sig_confine.c). */
 #define SIG_VERIFIER_SETUP_FAILED 125
 #define SIG_VERIFIER_EXEC_FAILED 126
 
@@ -36,5 +37,18 @@ struct sig_result {
 void sig_verdict_read(enum check_signature_kind kind, int wait_status, const char *out,
 		      size_t out_len, const char *err, size_t err_len, int truncated,
 		      struct sig_result *r);
+
+/* r's outcome and message from a printf format; signer emptied. */
+void sig_say(struct sig_result *r, enum check_outcome outcome, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A verifier (name as the maintainer reads it, its path and package) that
+ * was killed, could not be confined or run, or ended oddly: r says so (a
+ * refusal for a kill, else internal) and true. False when it exited on
+ * its own with any other status.
+ */
+bool sig_tool_ended_badly(int wait_status, const char *name, const char *path,
+			  const char *package, struct sig_result *r);
 
 #endif

@@ -42,9 +42,9 @@ check_installed_files() {
 	expect_mode /etc/postern/keyrings "root:root 755"
 	dpkg -L postern-server | grep -qx /etc/postern/keyrings ||
 		die "/etc/postern/keyrings is not shipped by postern-server"
-	for f in sqv gpgv; do
+	for f in sqv gpgv gpg; do
 		dpkg-query -W -f='${Status}\n' "$f" | grep -qx 'install ok installed' ||
-			die "$f (a Depends of postern-server, the signature verifier) is not installed"
+			die "$f (a Depends of postern-server: the signature verifiers and the armored keyrings' reader) is not installed"
 	done
 	SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no \
 		/lib/systemd/system/postern-installd.socket /lib/systemd/system/postern-installd.service \

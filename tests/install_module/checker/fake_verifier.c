@@ -1,7 +1,10 @@
 /*
- * A stand-in for sqv that behaves as a compromised one would: it reads the
- * name of one forbidden call from the "signature" (fd 3, the only input a
- * signature's author controls) and makes it. Confined as sig_verifier.c
+ * A stand-in for sqv or gpgv that behaves as a compromised one would: it
+ * reads the name of one forbidden call from the "signature" (fd 3, the
+ * only input a signature's author controls) and makes it: either the whole
+ * file is the name, or a real signature carries it in a notation
+ * call@postern.test (so that the real sqv passes it, and the stand-in is
+ * gpgv). Confined as sig_verifier.c
  * confines sqv, it must be killed (SIGSYS) before the call returns; if the
  * call returns it says so and exits 42. "nothing" makes no call: the
  * stand-in is then refused as any failed verification.
@@ -38,14 +41,39 @@ static long attempt(const char *call)
 	return 0;
 }
 
+#define NOTATION "call@postern.test"
+
+/* The notation's value: the lower-case letters, digits and '_' after its name. */
+static void call_from_notation(const char *sig, size_t len, char *call, size_t size)
+{
+	const char *p = memmem(sig, len, NOTATION, strlen(NOTATION));
+	size_t n = 0;
+
+	if (p == NULL)
+		return;
+	p += strlen(NOTATION);
+	while (n + 1 < size && p + n < sig + len &&
+	       ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') || p[n] == '_'))
+		n++;
+	memcpy(call, p, n);
+	call[n] = '\0';
+}
+
 int main(void)
 {
+	static char sig[65536];
 	char call[64] = "";
-	ssize_t n = pread(3, call, sizeof(call) - 1, 0);  /* a sealed memfd, written before */
+	ssize_t n = pread(3, sig, sizeof(sig) - 1, 0);  /* a sealed memfd, written before */
 
 	if (n > 0) {
-		call[n] = '\0';
-		call[strcspn(call, "\n")] = '\0';
+		sig[n] = '\0';
+		if (memmem(sig, (size_t)n, NOTATION, strlen(NOTATION)) != NULL) {
+			call_from_notation(sig, (size_t)n, call, sizeof(call));
+		} else {
+			sig[strcspn(sig, "\n")] = '\0';
+			if (strlen(sig) < sizeof(call))
+				memcpy(call, sig, strlen(sig) + 1);
+		}
 	}
 	fprintf(stderr, "escaped: %s returned %ld\n", call, attempt(call));
 	return 42;

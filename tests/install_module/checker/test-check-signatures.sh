@@ -7,7 +7,11 @@
 # key, another file's signature, an expired key, a revoked key, a signature
 # dated in the future, a SHA-1
 # signature, garbage, an oversized signature and an unreadable keyring are
-# each refused with their own message; a good signature never rescues a bad
+# each refused with their own message; so are signatures made while their
+# key was valid by a key that has since expired, a key revoked since as
+# superseded, and a signing subkey revoked since as superseded beside a
+# valid one (sqv judges the key at the signature's time; gpgv, the second
+# verifier, at the present), binary or armored; a good signature never rescues a bad
 # archive; the checker leaves every file as it was.
 #
 # test-check-signatures.sh DRIVER CHECKER
@@ -21,7 +25,7 @@ cleanup() { gpgconf --kill all >/dev/null 2>&1; rm -rf "$W"; }
 trap cleanup EXIT
 . "$(dirname "$0")/../../common/tap.sh"
 
-echo "1..24"
+echo "1..29"
 
 g() { gpg --batch --quiet --no-tty --passphrase '' --pinentry-mode loopback "$@" 2>>"$W/gpg.log"; }
 fpr() { gpg --list-keys --with-colons "$1" 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }'; }
@@ -35,6 +39,13 @@ g --quick-gen-key 'Rev <rev@example.org>' ed25519 sign 1y
 g --faked-system-time 20200101T000000 --quick-gen-key 'Exp <exp@example.org>' ed25519 sign never
 # Made a month ago, so it can sign in the past: signatures.max_age.
 g --faked-system-time "$(date -u -d '-30 days' +%Y%m%dT%H%M%S)" --quick-gen-key 'Old <old@example.org>' ed25519 sign never
+# Valid when they sign, four and two days ago (within signatures.max_age),
+# and no longer now: expired yesterday; revoked as superseded today; a
+# signing subkey revoked as superseded today beside a new one.
+g --faked-system-time "$(date -u -d '-5 days' +%Y%m%dT%H%M%S)" --quick-gen-key 'Lapsed <lapsed@example.org>' ed25519 sign 4d
+g --faked-system-time "$(date -u -d '-5 days' +%Y%m%dT%H%M%S)" --quick-gen-key 'Super <super@example.org>' ed25519 sign never
+g --faked-system-time "$(date -u -d '-5 days' +%Y%m%dT%H%M%S)" --quick-gen-key 'Subs <subs@example.org>' ed25519 cert never
+g --faked-system-time "$(date -u -d '-5 days' +%Y%m%dT%H%M%S)" --quick-add-key "$(fpr subs@example.org)" ed25519 sign never
 ALICE=$(fpr alice@example.org) BOB=$(fpr bob@example.org) ROB=$(fpr rob@example.org)
 OLD=$(fpr old@example.org)
 REV=$(fpr rev@example.org) EXP=$(fpr exp@example.org)
@@ -70,6 +81,13 @@ sign exp@example.org "$W/exp.sig" "$U"
 sign old@example.org "$W/old-8d.sig" "$U" --faked-system-time "$(date -u -d '-8 days' +%Y%m%dT%H%M%S)"
 sign old@example.org "$W/old-1d.sig" "$U" --faked-system-time "$(date -u -d '-1 day' +%Y%m%dT%H%M%S)"
 g --faked-system-time 20200101T120000 --quick-set-expire "$EXP" 1d
+LAPSED=$(fpr lapsed@example.org) SUPER=$(fpr super@example.org) SUBS=$(fpr subs@example.org)
+sign lapsed@example.org "$W/lapsed.sig" "$U" --faked-system-time "$(date -u -d '-4 days' +%Y%m%dT%H%M%S)"
+sign super@example.org "$W/super.sig" "$U" --faked-system-time "$(date -u -d '-2 days' +%Y%m%dT%H%M%S)"
+sign subs@example.org "$W/subs.sig" "$U" --faked-system-time "$(date -u -d '-2 days' +%Y%m%dT%H%M%S)"
+printf 'y\n2\nreplaced\n\ny\n' | g --command-fd 0 --edit-key "$SUPER" revkey save >/dev/null
+g --quick-add-key "$SUBS" ed25519 sign never
+printf 'y\n2\nreplaced\n\ny\n' | g --command-fd 0 --edit-key "$SUBS" 'key 1' revkey save >/dev/null
 sign rev@example.org "$W/rev.sig" "$U"
 sed 's/^:-----BEGIN/-----BEGIN/' "$GNUPGHOME/openpgp-revocs.d/$REV.rev" > "$W/rev.rev"
 g --import "$W/rev.rev"
@@ -85,6 +103,10 @@ gpg --export rob@example.org > "$W/rob.pgp"
 gpg --export exp@example.org > "$W/exp.pgp"
 gpg --export old@example.org > "$W/old.pgp"
 gpg --export rev@example.org > "$W/rev.pgp"
+gpg --export lapsed@example.org > "$W/lapsed.pgp"
+gpg --export --armor lapsed@example.org > "$W/lapsed.asc"
+gpg --export super@example.org > "$W/super.pgp"
+gpg --export subs@example.org > "$W/subs.pgp"
 : > "$W/empty.pgp"
 echo "not a keyring" > "$W/broken.pgp"
 state() { (cd "$W" && find . -path ./gnupg -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
@@ -121,6 +143,17 @@ refused "a .tar.sign given as the file's signature: refused" "does not match the
 	"$U" file "$W/a.tar.sign" "$W/alice.pgp"
 refused "an expired key: refused" "$EXP had expired" "$U" file "$W/exp.sig" "$W/exp.pgp"
 refused "a revoked key: refused" "$REV is revoked" "$U" file "$W/rev.sig" "$W/rev.pgp"
+refused "a key valid when it signed, expired since: refused" \
+	"($LAPSED) has expired since" "$U" file "$W/lapsed.sig" "$W/lapsed.pgp"
+refused "the same from an armored keyring: refused" \
+	"($LAPSED) has expired since" "$U" file "$W/lapsed.sig" "$W/lapsed.asc"
+refused "a key revoked as superseded after it signed: refused" \
+	"($SUPER) has been revoked since it signed (as superseded or retired)" \
+	"$U" file "$W/super.sig" "$W/super.pgp"
+refused "a signing subkey revoked as superseded after it signed, beside a valid one: refused" \
+	"($SUBS) has been revoked since it signed" "$U" file "$W/subs.sig" "$W/subs.pgp"
+refused "signatures.max_age: 0 does not rescue a key expired since" \
+	"($LAPSED) has expired since" "$U" file "$W/lapsed.sig" "$W/lapsed.pgp" 0
 refused "a signature dated in the future: refused" "dated in the future" \
 	"$U" file "$W/future.sig" "$W/alice.pgp"
 refused "a signature 8 days old (signatures.max_age: 7 days): refused as possibly back-dated" \
