@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,15 @@ static int run_gpg(const char *home, char *out, size_t cap, size_t *len, struct 
 	return 0;
 }
 
+/* An OpenPGP packet's first octet has its high bit set; armor is text. */
+static bool keyring_is_mixed(const char *buf, size_t len)
+{
+	static const char armor[] = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
+
+	return len > 0 && ((unsigned char)buf[0] & 0x80) != 0 &&
+	       memmem(buf, len, armor, sizeof(armor) - 1) != NULL;
+}
+
 int keyring_list(const char *path, struct keyring_listing *out, struct pst_err *e)
 {
 	char home[] = "/tmp/postern-policy-gpg.XXXXXX";
@@ -189,6 +199,13 @@ int keyring_list(const char *path, struct keyring_listing *out, struct pst_err *
 	rc = policy_read_trusted(path, &buf, &len, e);
 	if (rc < 0)
 		return rc;
+	if (keyring_is_mixed(buf, len)) {
+		free(buf);
+		return pst_fail(e, EBADMSG, "%s holds binary keys followed by armored ones, which "
+				"gpg cannot read and gpgv (it checks that the signing key is still "
+				"valid) reads only in part: store every key binary (gpg --export "
+				"FINGERPRINT... > %s)", path, path);
+	}
 	listing = malloc(GPG_OUTPUT_MAX);
 	if (listing == NULL || mkdtemp(home) == NULL) {
 		rc = pst_fail(e, listing == NULL ? ENOMEM : errno, "%s: no room to list it: %s", path,

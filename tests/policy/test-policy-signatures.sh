@@ -121,6 +121,14 @@ grep -qxF "2 warnings" <<<"$out" && ok "check counts the keyring warnings" || no
 [ "$before" = "$after" ] && ok "check leaves no temporary gpg home in /tmp" ||
 	not_ok "gpg homes in /tmp: $before before, $after after"
 
+# Binary keys with armored ones appended: gpgv reads only the binary part.
+cp "$k/ptsig-torv.pgp" "$w/torv.bin"
+{ cat "$w/torv.bin"; gpg --batch --export --armor "$fpr3"; } > "$k/ptsig-torv.pgp"
+out=$("$pp" "${C[@]}" check 2>&1)
+grep -qxF "warning: keyring of ptsig-torv: $k/ptsig-torv.pgp holds binary keys followed by armored ones, which gpg cannot read and gpgv (it checks that the signing key is still valid) reads only in part: store every key binary (gpg --export FINGERPRINT... > $k/ptsig-torv.pgp)" <<<"$out" &&
+	ok "check: a keyring mixing binary and armored keys is warned about" || not_ok "check: mixed keyring: $out"
+cat "$w/torv.bin" > "$k/ptsig-torv.pgp"
+
 chmod 664 "$k/ptsig-greg.pgp"
 out=$("$pp" "${C[@]}" check 2>&1)
 grep -q "^warning: keyring of ptsig-greg: $k/ptsig-greg.pgp.*mode 0664 is too open" <<<"$out" &&
