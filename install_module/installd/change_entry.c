@@ -164,7 +164,7 @@ int change_entry_build(const struct installd *d, const struct ledger_record *r,
 	if (!str_copy(le->op, sizeof(le->op), r->op) ||
 	    !str_copy(le->module, sizeof(le->module), r->module) ||
 	    !str_copy(le->version, sizeof(le->version), r->version) ||
-	    !str_copy(le->uploader, sizeof(le->uploader), r->user) ||
+	    !str_copy(le->uploader, sizeof(le->uploader), r->ci[0] ? r->ci : r->user) ||
 	    !str_copy(le->signer, sizeof(le->signer), r->signer) ||
 	    !str_copy(le->forced, sizeof(le->forced), r->forced) ||
 	    !str_copy(le->attic, sizeof(le->attic), r->attic))

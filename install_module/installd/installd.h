@@ -34,6 +34,7 @@ struct installd {
 	uid_t uid;         /* the daemon's own uid: owner of everything it trusts */
 	const char *check_socket;  /* where postern-check is started, one per connection */
 	const char *log_socket;    /* where postern-logsign is started, one per connection */
+	const char *ci_user;       /* the only user whose ci-install requests are taken */
 };
 
 /* Who asks, from SO_PEERCRED, and the session the client claims. */

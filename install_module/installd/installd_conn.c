@@ -101,23 +101,35 @@ static void adopt_claimed_session(struct installd_peer *peer, const struct wire_
 	str_copy(s->client_session, sizeof(s->client_session), req->sid[0] != '\0' ? req->sid : "-");
 }
 
+/* A CI job's identity is believed only from the front-end that verified its token. */
+static bool peer_is_ci_frontend(const struct installd *d, const struct installd_peer *peer)
+{
+	return d->ci_user != NULL && strcmp(peer->user, d->ci_user) == 0;
+}
+
 static bool dispatch(const struct installd *d, const struct installd_peer *peer,
 		     const struct wire_request *req, const struct wire_fds *fds)
 {
 	struct pst_err e;
 
-	if (req->op != WIRE_OP_INSTALL && fds->upload >= 0) {
+	if (req->op == WIRE_OP_CI_INSTALL && !peer_is_ci_frontend(d, peer)) {
+		invalid(peer, "a CI release is taken only from postern-ci, the CI front-end; "
+			"maintainers use install-module");
+		return false;
+	}
+	if (!wire_op_installs(req->op) && fds->upload >= 0) {
 		invalid(peer, "a file descriptor was passed with a request that takes none");
 		return false;
 	}
 	/* No change without its audit record (common/audit_delivery.h). */
-	if ((req->op == WIRE_OP_INSTALL || req->op == WIRE_OP_DELETE) &&
+	if ((wire_op_installs(req->op) || req->op == WIRE_OP_DELETE) &&
 	    audit_delivery_check("postern-installd", AUDIT_OP_CHANGE, d->set->audit_on_failure, &e) < 0) {
 		wire_send_msg(peer->sock, WIRE_MSG_ERROR, "%s", e.msg);
 		return false;
 	}
 	switch (req->op) {
 	case WIRE_OP_INSTALL:
+	case WIRE_OP_CI_INSTALL:
 		return installd_op_install(d, peer, req, fds->upload, fds->sig);
 	case WIRE_OP_DELETE:
 		return installd_op_delete(d, peer, req);

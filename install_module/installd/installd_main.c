@@ -3,7 +3,7 @@
  *
  *   postern-installd [-C CONFIG] [--user USER [--socket-group GROUP]]
  *                    [--socket PATH | --foreground] [--check-socket PATH]
- *                    [--log-socket PATH]
+ *                    [--log-socket PATH] [--ci-user USER]
  *   postern-installd [-C CONFIG] [--user USER] --reindex MODULE|--all
  *   postern-installd --help
  *
@@ -23,6 +23,8 @@
  * (another user) signs, reached through --log-socket (default
  * /run/postern/logsign.sock, postern-logsign.socket). At start it finishes
  * a record a crash interrupted and rebuilds a missing <state>/index.
+ * A CI release is accepted only from --ci-user's uid (default postern-ci,
+ * the user postern-ci, the HTTP front-end, runs as).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +57,7 @@ struct options {
 	const char *socket_group;
 	const char *check_socket;
 	const char *log_socket;
+	const char *ci_user;
 	const char *reindex;
 	bool reindex_all;
 	bool foreground;
@@ -65,7 +68,7 @@ static void usage(FILE *to, int status)
 {
 	fprintf(to,
 		"usage: " PROG " [-C CONFIG] [--user USER [--socket-group GROUP]] [--socket PATH | --foreground]\n"
-		"                        [--check-socket PATH] [--log-socket PATH]\n"
+		"                        [--check-socket PATH] [--log-socket PATH] [--ci-user USER]\n"
 		"       " PROG " [-C CONFIG] [--user USER] --reindex MODULE|--all\n"
 		"       " PROG " --help\n");
 	if (to == stdout)
@@ -95,6 +98,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "check-socket", required_argument, NULL, 'k' },
 		{ "log-socket", required_argument, NULL, 'l' },
+		{ "ci-user", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -103,6 +107,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->config = POSTERN_CONFIG_FILE;
 	o->check_socket = POSTERN_CHECK_SOCKET;
 	o->log_socket = POSTERN_LOGSIGN_SOCKET;
+	o->ci_user = "postern-ci";
 	while ((c = getopt_long(argc, argv, "C:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'C': o->config = optarg; break;
@@ -120,6 +125,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'h': usage(stdout, 0); break;
 		case 'k': o->check_socket = optarg; break;
 		case 'l': o->log_socket = optarg; break;
+		case 'c': o->ci_user = optarg; break;
 		default: usage(stderr, 2);
 		}
 	}
@@ -221,6 +227,7 @@ int main(int argc, char **argv)
 	d.policy = policy;
 	d.set = policy_settings(policy);
 	d.check_socket = o.check_socket;
+	d.ci_user = o.ci_user;
 	d.log_socket = o.log_socket;
 	audit_delivery_check(PROG, AUDIT_OP_READ, d.set->audit_on_failure, NULL);
 	if (serving)

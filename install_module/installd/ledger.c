@@ -25,6 +25,23 @@ static bool is_word(const char *s)
 	return s[0] != '\0' && s[strspn(s, WORD_CHARS)] == '\0';
 }
 
+/* The CI job's fields and the line's end. */
+static bool format_ci(const struct ledger_record *r, char *out, size_t outlen)
+{
+	const char *values[] = { r->ci, r->ci_pipeline, r->ci_job, r->ci_sha, r->ci_user };
+	size_t i;
+	int n;
+
+	if (r->ci[0] == '\0')
+		return snprintf(out, outlen, "\n") == 1 && outlen > 1;
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		if (!is_word(values[i]))
+			return false;
+	n = snprintf(out, outlen, " ci=%s ci_pipeline=%s ci_job=%s ci_sha=%s ci_user=%s\n",
+		     r->ci, r->ci_pipeline, r->ci_job, r->ci_sha, r->ci_user);
+	return n > 0 && (size_t)n < outlen;
+}
+
 bool ledger_format(const struct ledger_record *r, char *out, size_t outlen)
 {
 	const char *values[] = { r->op, r->user, r->module, r->version, r->file, r->sha256,
@@ -43,10 +60,12 @@ bool ledger_format(const struct ledger_record *r, char *out, size_t outlen)
 		return false;
 	n = snprintf(out, outlen,
 		     "time=%s op=%s user=%s module=%s version=%s file=%s sha256=%s maintainer=%s "
-		     "basis=%s dir=%s forced=%s attic=%s signature=%s signer=%s\n",
+		     "basis=%s dir=%s forced=%s attic=%s signature=%s signer=%s",
 		     when, r->op, r->user, r->module, r->version, r->file, r->sha256,
 		     r->maintainer, r->basis, r->dir, r->forced, r->attic, r->signature, r->signer);
-	return n > 0 && (size_t)n < outlen;
+	if (n <= 0 || (size_t)n >= outlen)
+		return false;
+	return format_ci(r, out + n, outlen - (size_t)n);
 }
 
 static bool set_field(struct ledger_record *r, const char *key, const char *value)
@@ -65,6 +84,11 @@ static bool set_field(struct ledger_record *r, const char *key, const char *valu
 		{ "attic", r->attic, sizeof(r->attic) },
 		{ "signature", r->signature, sizeof(r->signature) },
 		{ "signer", r->signer, sizeof(r->signer) },
+		{ "ci", r->ci, sizeof(r->ci) },
+		{ "ci_pipeline", r->ci_pipeline, sizeof(r->ci_pipeline) },
+		{ "ci_job", r->ci_job, sizeof(r->ci_job) },
+		{ "ci_sha", r->ci_sha, sizeof(r->ci_sha) },
+		{ "ci_user", r->ci_user, sizeof(r->ci_user) },
 	};
 	struct tm tm;
 	const char *end;

@@ -6,7 +6,8 @@
  *   file=gtk-4.14.0.tar.xz sha256=<hex> maintainer=yes basis=maintainer dir=4.14
  *   forced=no attic=- signature=gtk-4.14.0.tar.xz.asc signer=<fingerprint>
  *
- * (one line). signature and signer are "-" for an unsigned release, and
+ * (one line), then, for a CI release only: ci=ci:<issuer>/<project>
+ * ci_pipeline= ci_job= ci_sha= ci_user=. signature and signer are "-" for an unsigned release, and
  * absent from lines written before signatures existed (parsed as "-"). Every value is a plain word of [A-Za-z0-9._+,:/@-]: the names
  * were validated before they got here, and ledger_format() refuses anything
  * else, so a line can never be forged by a value.
@@ -25,6 +26,7 @@
 
 #define LEDGER_LINE_MAX 2048
 #define LEDGER_SIGNER_LEN 72      /* a fingerprint (up to 64 hex digits), "-" when unsigned */
+#define LEDGER_CI_MAX 256         /* a log entry's word (log_entry.h) */
 
 struct ledger_record {
 	time_t when;
@@ -41,6 +43,13 @@ struct ledger_record {
 	char attic[256];          /* where a deletion or --force put the old files, or "-" */
 	char signature[RELEASE_FILE_MAX + 16];  /* the published signature file, or "-" */
 	char signer[LEDGER_SIGNER_LEN];  /* its signer's fingerprint (upper-case hex), or "-" */
+	/* A CI release (user is then postern-ci's): "ci:<issuer>/<project>" and the
+	 * job, written only when ci is set. */
+	char ci[LEDGER_CI_MAX];
+	char ci_pipeline[32];
+	char ci_job[32];
+	char ci_sha[65];
+	char ci_user[256];
 };
 
 /* Whether r names a signed release (signature and signer set). */

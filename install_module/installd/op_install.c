@@ -32,6 +32,7 @@
 
 #include "attic.h"
 #include "check_spawn.h"
+#include "ci_rules.h"
 #include "hooks.h"
 #include "install_rules.h"
 #include "history.h"
@@ -66,6 +67,11 @@ struct install_job {
 	struct ledger_record earlier;     /* the latest install of this version, if any */
 	bool have_earlier;
 	struct ledger_record rec;
+	/* A ci-install: the job (req->ci) as ci_rules sees it, and its uploader name. */
+	bool ci;
+	struct oidc_claims ci_job;
+	char ci_uploader[CI_UPLOADER_MAX];
+	int http_status;                  /* a ci-install's refusal, told before it */
 };
 
 static const char *yes_no(bool b)
@@ -90,7 +96,7 @@ static bool dry_run(const struct install_job *j)
 }
 
 /* Refuse: tell the client, log it, nothing changed. */
-static bool refuse(const struct install_job *j, const char *reason)
+static bool refuse(struct install_job *j, const char *reason)
 {
 	audit_emit(LOG_NOTICE, "install_refused", &j->peer->session,
 		   "file", j->req->name,
@@ -98,29 +104,90 @@ static bool refuse(const struct install_job *j, const char *reason)
 		   "version", j->have_name ? j->rn.version : NULL,
 		   "reason", reason,
 		   "signature", j->req->sig != WIRE_SIG_NONE && j->sig.name[0] ? j->sig.name : NULL,
+		   "uploader", j->ci ? j->ci_uploader : NULL,
+		   "ci_pipeline", j->ci ? j->req->ci.pipeline : NULL,
+		   "ci_job", j->ci ? j->req->ci.job : NULL,
+		   "ci_sha", j->ci ? j->req->ci.sha : NULL,
+		   "ci_user", j->ci ? j->req->ci.user : NULL,
 		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
 		   "dry_run", yes_no(dry_run(j)), NULL);
+	if (j->ci)
+		wire_send_msg(j->peer->sock, WIRE_MSG_STATUS, "%d", j->http_status);
 	wire_send_msg(j->peer->sock, WIRE_MSG_REFUSED, "%s", reason);
 	return false;
 }
 
+/* What a ci-install's refusal at this point is, in HTTP's words. */
+static void refusal_status(struct install_job *j, int status)
+{
+	j->http_status = status;
+}
+
 /* An internal error: refused too (fail closed), but said to be ours. */
-static bool fail(const struct install_job *j, const struct pst_err *e)
+static bool fail(struct install_job *j, const struct pst_err *e)
 {
 	char reason[PST_ERR_MAX + 64];
 
 	snprintf(reason, sizeof(reason), "internal error, nothing was installed: %s", e->msg);
+	refusal_status(j, 500);
 	return refuse(j, reason);
 }
 
+/* A refusal by the rules of stage, as HTTP says it to a CI job. */
+static int stage_status(const struct install_job *j, enum install_stage stage)
+{
+	switch (stage) {
+	case INSTALL_STAGE_REQUEST:
+		return j->facts.name_error != NULL || j->facts.dir_error != NULL ? 422 : 403;
+	case INSTALL_STAGE_UPLOAD:
+		return 422;
+	case INSTALL_STAGE_TREE:
+	case INSTALL_STAGE_LEDGER:
+		return 409;     /* released already, or withdrawn with other bytes */
+	}
+	return 500;
+}
+
 /* Ask the rule table about what is known so far; a refusal is told and logged. */
-static bool allowed(const struct install_job *j, enum install_stage stage)
+static bool allowed(struct install_job *j, enum install_stage stage)
 {
 	struct decision d;
 
 	if (install_rules_check(stage, &j->facts, &d))
 		return true;
+	refusal_status(j, stage_status(j, stage));
 	return refuse(j, d.reason);
+}
+
+static const char *job_basis_name(const struct install_job *j)
+{
+	return j->ci && j->basis != POLICY_DENY ? "ci" : basis_name(j->basis);
+}
+
+/*
+ * A ci-install: the job may release only what modules.M.ci binds it to,
+ * from a protected tag that is the version (ci_rules.h); the human rules
+ * (maintainer, release team, open) never apply to it.
+ */
+static enum policy_basis ci_decide(struct install_job *j)
+{
+	const struct wire_ci_job *w = &j->req->ci;
+	struct oidc_claims *c = &j->ci_job;
+	struct ci_release r = { w->issuer, c, j->rn.module, j->rn.version };
+	struct ci_verdict v;
+
+	memset(c, 0, sizeof(*c));
+	str_copy(c->project, sizeof(c->project), w->project);
+	str_copy(c->ref, sizeof(c->ref), w->ref);
+	str_copy(c->ref_type, sizeof(c->ref_type), w->ref_type);
+	c->ref_protected = w->ref_protected;
+	str_copy(c->pipeline, sizeof(c->pipeline), w->pipeline);
+	str_copy(c->job, sizeof(c->job), w->job);
+	str_copy(c->sha, sizeof(c->sha), w->sha);
+	str_copy(c->user, sizeof(c->user), w->user);
+	ci_release_decide(j->d->policy, &r, &v);
+	str_copy(j->policy_reason, sizeof(j->policy_reason), v.why);
+	return v.allowed ? POLICY_MAINTAINER : POLICY_DENY;
 }
 
 /* The request's facts: its name, what the policy says of this user and module. */
@@ -139,10 +206,14 @@ static void gather_request(struct install_job *j)
 	j->have_name = true;
 	f->module = j->rn.module;
 	f->version = j->rn.version;
-	j->basis = f->basis = policy_may(d->policy, j->peer->user, POLICY_INSTALL, j->rn.module,
-					 j->policy_reason, sizeof(j->policy_reason));
+	if (j->ci)
+		j->basis = f->basis = ci_decide(j);
+	else
+		j->basis = f->basis = policy_may(d->policy, j->peer->user, POLICY_INSTALL,
+						 j->rn.module, j->policy_reason,
+						 sizeof(j->policy_reason));
 	f->policy_reason = j->policy_reason;
-	f->release_team = policy_is_release_team(d->policy, j->peer->user);
+	f->release_team = !j->ci && policy_is_release_team(d->policy, j->peer->user);
 	f->signature_required = policy_signature_required(d->policy, j->rn.module);
 	pm = policy_module_find(d->policy, j->rn.module);
 	if (release_version_dir(j->rn.version, pm ? pm->version_dir : NULL, j->dir,
@@ -193,6 +264,11 @@ static bool prepare_signature(struct install_job *j)
 
 	if (j->req->sig == WIRE_SIG_NONE)
 		return true;
+	if (j->ci) {
+		refusal_status(j, 422);
+		return refuse(j, "a CI release comes without an OpenPGP signature: the job's token "
+			      "says who built it (send the tarball alone)");
+	}
 	j->sig.form = j->req->sig;
 	if (!wire_signature_name(j->req->name, j->req->sig, j->sig.name, sizeof(j->sig.name)))
 		return refuse(j, "the signature's file name would be too long (shorten the upload's name)");
@@ -235,10 +311,11 @@ static int run_checker(struct install_job *j, int staging, struct pst_err *e)
 }
 
 /* The bytes read must be the file as it was before and still is. */
-static bool upload_unchanged(const struct install_job *j)
+static bool upload_unchanged(struct install_job *j)
 {
 	struct stat after;
 
+	refusal_status(j, 422);
 	if (fstat(j->upload_fd, &after) != 0)
 		return refuse(j, "the passed file cannot be inspected");
 	if (after.st_size != j->before.st_size ||
@@ -269,8 +346,10 @@ static int check_content(struct install_job *j)
 		rc = -EAGAIN;           /* upload_unchanged() told the client */
 	else if (rc == 0)
 		rc = run_checker(j, staging, &e);
-	if (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT)
+	if (rc == -EBADMSG || rc == -EFBIG || rc == -ETIMEDOUT) {
+		refusal_status(j, rc == -EFBIG ? 413 : 422);
 		refuse(j, e.msg);
+	}
 	else if (rc < 0 && rc != -EAGAIN)
 		fail(j, &e);
 	else if (rc == 0 && (fchmod(staging, INSTALLD_TREE_FILE_MODE) != 0 || fsync(staging) != 0)) {
@@ -349,12 +428,19 @@ static void fill_record(struct install_job *j)
 	str_copy(r->file, sizeof(r->file), j->req->name);
 	str_copy(r->sha256, sizeof(r->sha256), j->staged.sha256);
 	str_copy(r->maintainer, sizeof(r->maintainer), yes_no(j->basis != POLICY_OPEN));
-	str_copy(r->basis, sizeof(r->basis), basis_name(j->basis));
+	str_copy(r->basis, sizeof(r->basis), job_basis_name(j));
 	str_copy(r->dir, sizeof(r->dir), j->dir);
 	str_copy(r->forced, sizeof(r->forced), yes_no(j->req->flags & WIRE_FLAG_FORCE));
 	str_copy(r->attic, sizeof(r->attic), "-");
 	str_copy(r->signature, sizeof(r->signature), is_signed(j) ? j->sig.name : "-");
 	str_copy(r->signer, sizeof(r->signer), is_signed(j) ? j->verdict.signer : "-");
+	if (j->ci) {
+		str_copy(r->ci, sizeof(r->ci), j->ci_uploader);
+		str_copy(r->ci_pipeline, sizeof(r->ci_pipeline), j->req->ci.pipeline);
+		str_copy(r->ci_job, sizeof(r->ci_job), j->req->ci.job);
+		str_copy(r->ci_sha, sizeof(r->ci_sha), j->req->ci.sha);
+		str_copy(r->ci_user, sizeof(r->ci_user), j->req->ci.user);
+	}
 }
 
 /* What an install moves, once its intent is on disk (module_change_commit). */
@@ -470,11 +556,16 @@ static void report_ok(const struct install_job *j)
 	audit_emit(LOG_INFO, "install_ok", &j->peer->session,
 		   "module", j->rn.module, "version", j->rn.version, "file", j->req->name,
 		   "sha256", j->staged.sha256, "maintainer", yes_no(j->basis != POLICY_OPEN),
-		   "basis", basis_name(j->basis), "dir", j->rec.dir[0] ? j->rec.dir : j->dir,
+		   "basis", job_basis_name(j), "dir", j->rec.dir[0] ? j->rec.dir : j->dir,
 		   "forced", yes_no(j->req->flags & WIRE_FLAG_FORCE),
 		   "signed", yes_no(is_signed(j)),
 		   "signer", is_signed(j) ? j->verdict.signer : NULL,
 		   "signature", is_signed(j) ? j->sig.name : NULL,
+		   "uploader", j->ci ? j->ci_uploader : NULL,
+		   "ci_pipeline", j->ci ? j->req->ci.pipeline : NULL,
+		   "ci_job", j->ci ? j->req->ci.job : NULL,
+		   "ci_sha", j->ci ? j->req->ci.sha : NULL,
+		   "ci_user", j->ci ? j->req->ci.user : NULL,
 		   "peer_uid", j->peer->peer_uid, "peer_pid", j->peer->peer_pid,
 		   "dry_run", yes_no(dry_run(j)), NULL);
 	if (is_signed(j))
@@ -540,6 +631,10 @@ bool installd_op_install(const struct installd *d, const struct installd_peer *p
 	bool changed;
 
 	upload_signature_init(&j.sig);
+	j.ci = req->op == WIRE_OP_CI_INSTALL;
+	if (j.ci)
+		snprintf(j.ci_uploader, sizeof(j.ci_uploader), "ci:%s/%s", req->ci.issuer,
+			 req->ci.project);
 	gather_request(&j);
 	if (!allowed(&j, INSTALL_STAGE_REQUEST))
 		return false;

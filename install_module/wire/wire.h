@@ -16,6 +16,14 @@
  * the session the client claims; the daemon logs them for correlation only
  * and learns who asks from SO_PEERCRED.
  *
+ * ci-install (postern-ci's handoff of a CI job's upload) is an install whose
+ * body has nine more strings, the job as its verified token says: issuer,
+ * project, ref, ref_type, protected ("yes"/"no"), pipeline, job, sha, user.
+ * The daemon takes it only from postern-ci's uid; each value but ref is a
+ * plain word of the ledger's alphabet, since the ledger and the release log
+ * record them. Before the final refused or error frame of a ci-install the
+ * daemon sends a status frame: the HTTP status postern-ci answers with.
+ *
  * Responses (daemon -> client) are frames: type u8 | length u16 BE | text.
  * Any number of progress/wait/line frames, then exactly one final frame
  * (ok, refused or error), then the daemon closes the connection.
@@ -37,7 +45,7 @@
 #define WIRE_MAGIC "PSTN"
 #define WIRE_VERSION 1
 #define WIRE_HEADER_LEN 12
-#define WIRE_BODY_MAX 1024
+#define WIRE_BODY_MAX 2048
 #define WIRE_REQUEST_MAX (WIRE_HEADER_LEN + WIRE_BODY_MAX)
 #define WIRE_TEXT_MAX 4000
 
@@ -46,6 +54,7 @@ enum wire_op {
 	WIRE_OP_DELETE = 2,
 	WIRE_OP_LIST_MODULE = 3,
 	WIRE_OP_LIST_MINE = 4,
+	WIRE_OP_CI_INSTALL = 5,
 };
 
 #define WIRE_FLAG_DRY_RUN 0x1u
@@ -66,6 +75,23 @@ enum wire_signature {
 	WIRE_SIG_TAR = 3,     /* <module>-<version>.tar.sign: over the uncompressed tar (kup) */
 };
 
+/* The CI job of a ci-install: "ci:<issuer>/<project>" fits a log entry's word. */
+#define WIRE_CI_ISSUER_MAX 64
+#define WIRE_CI_PROJECT_MAX 180
+#define WIRE_CI_TEXT_MAX 255
+
+struct wire_ci_job {
+	char issuer[WIRE_CI_ISSUER_MAX + 1];    /* the ci.issuers name */
+	char project[WIRE_CI_PROJECT_MAX + 1];
+	char ref[WIRE_CI_TEXT_MAX + 1];
+	char ref_type[16];
+	bool ref_protected;
+	char pipeline[32];
+	char job[32];
+	char sha[65];
+	char user[WIRE_CI_TEXT_MAX + 1];        /* who triggered the job */
+};
+
 struct wire_request {
 	enum wire_op op;
 	unsigned flags;            /* WIRE_FLAG_* only */
@@ -74,7 +100,11 @@ struct wire_request {
 	char from[64];
 	char port[8];
 	char sid[20];
+	struct wire_ci_job ci;     /* WIRE_OP_CI_INSTALL only; all empty otherwise */
 };
+
+/* Installs a file: install or ci-install. */
+bool wire_op_installs(enum wire_op op);
 
 /* Response frame types. */
 enum wire_msg {
@@ -84,6 +114,7 @@ enum wire_msg {
 	WIRE_MSG_OK = 'O',         /* final: done */
 	WIRE_MSG_REFUSED = 'R',    /* final: refused, with the reason */
 	WIRE_MSG_ERROR = 'E',      /* final: internal error, nothing changed */
+	WIRE_MSG_STATUS = 'S',     /* ci-install: the HTTP status of the refusal that follows */
 };
 
 /* Encode r into buf; returns the length, or 0 when r does not fit or is invalid. */

@@ -56,9 +56,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (memchr(r.name, '/', strlen(r.name)) != NULL && r.op != WIRE_OP_LIST_MINE)
 		abort();
-	if (r.sig != WIRE_SIG_NONE && r.op != WIRE_OP_INSTALL)
+	if (r.sig != WIRE_SIG_NONE && !wire_op_installs(r.op))
 		abort();
-	if (r.op == WIRE_OP_INSTALL)
+	/* A job's fields go into ledger and log lines: never a space or '='. */
+	if (r.op == WIRE_OP_CI_INSTALL &&
+	    (strpbrk(r.ci.project, " =\n") != NULL || strpbrk(r.ci.user, " =\n") != NULL ||
+	     (r.flags & WIRE_FLAG_FORCE) != 0))
+		abort();
+	if (wire_op_installs(r.op))
 		check_signature_names(r.name);
 	len = wire_request_encode(&r, again, sizeof(again));
 	if (len != size || memcmp(again, data, size) != 0)

@@ -2,7 +2,8 @@
 # inside private-etc and syslog-capture; see test-installd.sh), with TAP
 # from tests/common/tap.sh.
 #
-# Users: ptinst-d runs the daemon (the `postern` role); ptinst-c runs the
+# Users: ptinst-d runs the daemon (the `postern` role); ptinst-ci is the CI
+# front-end (the `postern-ci` role); ptinst-c runs the
 # archive checker (the `postern-check` role); ptinst-m maintains ptmod and
 # ptbig; ptinst-n maintains ptother; ptinst-rt is the release team;
 # ptinst-s holds the release log's key (the `postern-logsign` role).
@@ -48,6 +49,8 @@ setup_users() {
 	for u in ptinst-m ptinst-n ptinst-rt; do
 		acct_user "$u" -M -d /nonexistent -s /bin/sh -G ptinst-up
 	done
+	# The CI front-end's user (the `postern-ci` role): may connect, has no incoming.
+	acct_user ptinst-ci -r -M -d /nonexistent -s /usr/sbin/nologin -G ptinst-up
 }
 
 # The directories, as docs/RELEASES.md lays them out, under $R.
@@ -157,7 +160,7 @@ start_daemon() {
 	ready_before=$(grep -c 'postern-installd.*ready:' "$LOG" || true)
 	setsid "$@" "$INSTALLD" -C /etc/postern/postern.yaml --user ptinst-d --socket-group ptinst-up \
 		--socket "$R/run/installd.sock" --check-socket "$R/run/check.sock" \
-		--log-socket "$R/run/logsign.sock" --foreground 2>>"$R/daemon.err" &
+		--log-socket "$R/run/logsign.sock" --ci-user ptinst-ci --foreground 2>>"$R/daemon.err" &
 	DAEMON=$!
 	wait_until daemon_ready_since "$ready_before"
 }

@@ -128,6 +128,72 @@ static void test_wire_signature(void **state)
 	assert_false(wire_signature_name("gtk-4.tar.xz", WIRE_SIG_ASC, name, 12));
 }
 
+static void ci_request(struct wire_request *r)
+{
+	request(r, WIRE_OP_CI_INSTALL, WIRE_FLAG_DRY_RUN, "gtk-4.14.0.tar.xz");
+	strcpy(r->ci.issuer, "gitlab");
+	strcpy(r->ci.project, "GNOME/gtk");
+	strcpy(r->ci.ref, "4.14.0");
+	strcpy(r->ci.ref_type, "tag");
+	r->ci.ref_protected = true;
+	strcpy(r->ci.pipeline, "812345");
+	strcpy(r->ci.job, "9912");
+	memset(r->ci.sha, 'c', 40);
+	strcpy(r->ci.user, "ebassi");
+}
+
+/* A ci-install carries the job; nothing else may, and its words stay words. */
+static void test_wire_ci_install(void **state)
+{
+	struct wire_request r;
+	struct wire_request back;
+	uint8_t buf[WIRE_REQUEST_MAX];
+	struct pst_err e;
+	size_t len;
+
+	(void)state;
+	ci_request(&r);
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	assert_true(len > WIRE_HEADER_LEN);
+	assert_int_equal(wire_request_decode(buf, len, &back, &e), 0);
+	assert_int_equal(back.op, WIRE_OP_CI_INSTALL);
+	assert_true(wire_op_installs(back.op));
+	assert_string_equal(back.ci.project, "GNOME/gtk");
+	assert_string_equal(back.ci.user, "ebassi");
+	assert_true(back.ci.ref_protected);
+	assert_int_equal(strlen(back.ci.sha), 40);
+	while (--len > 0)
+		assert_int_equal(wire_request_decode(buf, len, &back, NULL), -EPROTO);
+	/* The same bytes as an install: nine stray fields. */
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	buf[5] = WIRE_OP_INSTALL;
+	assert_int_equal(wire_request_decode(buf, len, &back, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "stray bytes"));
+	/* An install may not name a job; a job's fields are words. */
+	request(&r, WIRE_OP_INSTALL, 0, "gtk-4.14.0.tar.xz");
+	strcpy(r.ci.project, "GNOME/gtk");
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	ci_request(&r);
+	strcpy(r.ci.user, "eve ci_user=root");
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	ci_request(&r);
+	strcpy(r.ci.pipeline, "12a");
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	ci_request(&r);
+	r.flags = WIRE_FLAG_FORCE;
+	assert_int_equal(wire_request_encode(&r, buf, sizeof(buf)), 0);
+	/* protected is yes or no, nothing else. */
+	ci_request(&r);
+	len = wire_request_encode(&r, buf, sizeof(buf));
+	{
+		uint8_t *yes = memmem(buf, len, "\0yes\0", 5);
+		assert_non_null(yes);
+		memcpy(yes + 1, "yep", 3);
+	}
+	assert_int_equal(wire_request_decode(buf, len, &back, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "protected: yes or no"));
+}
+
 static void test_ledger_round_trip(void **state)
 {
 	struct ledger_record r = { 0 };
@@ -164,6 +230,21 @@ static void test_ledger_round_trip(void **state)
 	assert_string_equal(back.signature, "-");
 	assert_string_equal(back.signer, "-");
 	assert_false(ledger_signed(&back));
+	/* A CI release: the job's fields follow, and come back. */
+	strcpy(r.ci, "ci:gitlab/GNOME/gtk");
+	strcpy(r.ci_pipeline, "812345");
+	strcpy(r.ci_job, "9912");
+	memset(r.ci_sha, 'c', 40);
+	strcpy(r.ci_user, "ebassi");
+	assert_true(ledger_format(&r, line, sizeof(line)));
+	assert_non_null(strstr(line, " ci=ci:gitlab/GNOME/gtk ci_pipeline=812345 ci_job=9912 ci_sha=ccc"));
+	assert_non_null(strstr(line, " ci_user=ebassi\n"));
+	assert_true(ledger_parse(line, &back));
+	assert_string_equal(back.ci, r.ci);
+	assert_string_equal(back.ci_user, "ebassi");
+	strcpy(r.ci_user, "eve forged=1");
+	assert_false(ledger_format(&r, line, sizeof(line)));
+	memset(r.ci, 0, sizeof(r.ci));
 	/* A value that could forge a field is refused by the writer. */
 	strcpy(r.user, "alice op=delete");
 	assert_false(ledger_format(&r, line, sizeof(line)));
@@ -301,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_wire_round_trip),
 		cmocka_unit_test(test_wire_refusals),
 		cmocka_unit_test(test_wire_signature),
+		cmocka_unit_test(test_wire_ci_install),
 		cmocka_unit_test(test_ledger_round_trip),
 		cmocka_unit_test(test_ledger_user_fits_or_is_refused),
 		cmocka_unit_test(test_reindex),
