@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#define EMIT_ALL (EMIT_PAM | EMIT_SHELL | EMIT_INSTALLD | EMIT_TOTP | EMIT_POLICY)
+#define EMIT_ALL (EMIT_PAM | EMIT_SHELL | EMIT_INSTALLD | EMIT_TOTP | EMIT_POLICY | EMIT_CI)
 
 /* Keep in step with the table in docs/AUDIT.md; tests/audit/check-schema.sh
  * compares the two. */
@@ -23,6 +23,7 @@ static const struct event_info events[] = {
 	{ "delete_refused", EMIT_INSTALLD },
 	{ "request_invalid", EMIT_INSTALLD },
 	{ "connection_refused", EMIT_INSTALLD },
+	{ "ci_refused", EMIT_CI },
 	{ "doap_change", EMIT_POLICY },
 	{ "policy_error", EMIT_ALL },
 	{ "totp_enroll", EMIT_TOTP },
@@ -45,6 +46,7 @@ static const struct {
 	{ "postern-installd", EMIT_INSTALLD },
 	{ "postern-totp", EMIT_TOTP },
 	{ "postern-policy", EMIT_POLICY },
+	{ "postern-ci", EMIT_CI },
 };
 
 const struct event_info *event_find(const char *name)

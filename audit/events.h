@@ -11,6 +11,7 @@ enum emitter {
 	EMIT_TOTP = 1 << 3,      /* postern-totp */
 	EMIT_POLICY = 1 << 4,    /* postern-policy */
 	EMIT_SSHD = 1 << 5,      /* OpenSSH's own lines for the postern sshd (sshd_log.h) */
+	EMIT_CI = 1 << 6,        /* postern-ci, the CI release front-end */
 };
 
 struct event_info {

@@ -31,7 +31,7 @@ enum exit_code {
 enum long_only {
 	OPT_SINCE = 256, OPT_UNTIL, OPT_YEAR, OPT_FROM, OPT_JSON, OPT_CSV,
 	OPT_DAEMON_UID, OPT_SHELL_EXE, OPT_INPUT, OPT_LIST_EVENTS, OPT_VERSION,
-	OPT_FORMAT, OPT_SSHD_TAG, OPT_SSHD_PORT, OPT_SIGNED, OPT_SIGNER,
+	OPT_FORMAT, OPT_SSHD_TAG, OPT_SSHD_PORT, OPT_SIGNED, OPT_SIGNER, OPT_UPLOADER, OPT_CI,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +41,8 @@ static const struct option long_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "signed", required_argument, NULL, OPT_SIGNED },
 	{ "signer", required_argument, NULL, OPT_SIGNER },
+	{ "uploader", required_argument, NULL, OPT_UPLOADER },
+	{ "ci", required_argument, NULL, OPT_CI },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "year", required_argument, NULL, OPT_YEAR },
@@ -71,7 +73,8 @@ static void usage(FILE *out)
 	      "  summary          per user: logins ok/failed, denied commands, installs,\n"
 	      "                   non-maintainer uploads, refused installs, lockouts,\n"
 	      "                   sshd's refusals, disconnects before authentication,\n"
-	      "                   signed and unsigned releases\n"
+	      "                   signed and unsigned releases; a CI job's releases under\n"
+	      "                   its identity ci:ISSUER/PROJECT\n"
 	      "  signers          per signing key: releases, users, modules (- : unsigned)\n"
 	      "  session ID       one ssh session's records, in order\n"
 	      "\n"
@@ -82,6 +85,10 @@ static void usage(FILE *out)
 	      "      --signed yes|no  only releases (install_ok) with or without a signature\n"
 	      "      --signer FPR only releases signed by key FPR (40 or 64 hex digits;\n"
 	      "                   repeat, or FPR1,FPR2)\n"
+	      "      --uploader U only releases and refusals by U: a user, or a CI job's\n"
+	      "                   identity ci:ISSUER/PROJECT (repeat, or U1,U2)\n"
+	      "      --ci yes|no  only CI jobs' uploads (with pipeline, job, commit and the\n"
+	      "                   user who triggered it), or none of them\n"
 	      "      --since T    from T on; T is today, yesterday, tomorrow, now, -30min,\n"
 	      "                   -1h, -2d, -1w (units s, min, h, d, w), or ISO 8601:\n"
 	      "                   2026-12-03, 2026-12-03T06:30, 2026-12-03T06:30:00Z;\n"
@@ -262,6 +269,13 @@ static int parse_option(int opt, struct query *q, struct input_options *in,
 		return rc;
 	case OPT_SIGNER:
 		return add_fingerprints(&q->signers, optarg);
+	case OPT_UPLOADER:
+		return add_names(&q->uploaders, optarg, false);
+	case OPT_CI:
+		v = (int)q->ci_only;
+		rc = choose(optarg, signed_words, "--ci is yes or no", &v);
+		q->ci_only = (enum signed_filter)v;
+		return rc;
 	case OPT_SINCE:
 		return parse_time_option(optarg, false, &q->since_us, &q->have_since);
 	case OPT_UNTIL:

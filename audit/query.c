@@ -65,6 +65,23 @@ static bool signed_allows(enum signed_filter want, const struct trail_record *r)
 	return v != NULL && strcmp(v, want == SIGNED_YES ? "yes" : "no") == 0;
 }
 
+const char *record_uploader(const struct trail_record *r)
+{
+	const char *v = fields_get(&r->f, "uploader");
+
+	return v != NULL && strncmp(v, "ci:", 3) == 0 ? v : r->user;
+}
+
+bool record_is_ci(const struct trail_record *r)
+{
+	return strncmp(record_uploader(r), "ci:", 3) == 0;
+}
+
+static bool ci_allows(enum signed_filter want, const struct trail_record *r)
+{
+	return want == SIGNED_ANY || record_is_ci(r) == (want == SIGNED_YES);
+}
+
 static bool list_allows(const struct name_list *list, const char *value)
 {
 	size_t i;
@@ -91,6 +108,7 @@ bool query_matches(const struct query *q, const struct trail_record *r)
 	return list_allows(&q->users, r->user) && list_allows(&q->events, r->event) &&
 	       list_allows(&q->froms, r->from) &&
 	       list_allows(&q->modules, fields_get(&r->f, "module")) &&
+	       list_allows(&q->uploaders, record_uploader(r)) && ci_allows(q->ci_only, r) &&
 	       signed_allows(q->signed_only, r) &&
 	       list_allows(&q->signers, fields_get(&r->f, "signer"));
 }

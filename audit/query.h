@@ -25,6 +25,8 @@ enum signed_filter {
 
 struct query {
 	struct name_list users, modules, events, froms;
+	struct name_list uploaders;     /* record_uploader() values: users or ci:<issuer>/<project> */
+	enum signed_filter ci_only;     /* --ci: any record, CI releases only (YES), none (NO) */
 	struct name_list signers;       /* fingerprints, upper-case hex */
 	enum signed_filter signed_only;
 	bool have_since, have_until;
@@ -50,6 +52,16 @@ int name_list_fingerprints(struct name_list *list, size_t first, struct pst_err 
  * a record from before signatures were recorded; NULL for other events.
  */
 const char *record_signed(const struct trail_record *r);
+
+/*
+ * Who released or tried to: the uploader field of a CI job's install
+ * records ("ci:<issuer>/<project>"; user is then postern-ci's), else the
+ * record's user.
+ */
+const char *record_uploader(const struct trail_record *r);
+
+/* Whether r is about a CI job's upload. */
+bool record_is_ci(const struct trail_record *r);
 
 bool query_matches(const struct query *q, const struct trail_record *r);
 

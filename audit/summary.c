@@ -134,7 +134,8 @@ int report_summary(FILE *out, enum out_format fmt, const struct record_set *set)
 	if (all == NULL)
 		return -ENOMEM;
 	for (i = 0; i < set->count; i++)
-		count_record(counts_for(all, &count, set->item[i].r.user), &set->item[i].r);
+		count_record(counts_for(all, &count, record_uploader(&set->item[i].r)),
+			     &set->item[i].r);
 	qsort(all, count, sizeof(*all), by_user);
 	print_summary(out, fmt, all, count);
 	free(all);
