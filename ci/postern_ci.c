@@ -191,6 +191,11 @@ static int serve(const struct args *a, struct policy *p)
 	struct pst_err e = { "" };
 	sigset_t stop;
 
+	if (cfg.listen == NULL || policy_settings(p)->ci_nissuers == 0) {
+		fprintf(stderr, PROG ": %s: no ci.listen or no ci.issuers: nothing to serve; "
+			"configure them first (DEPLOY.md, \"Releasing from CI\")\n", a->config);
+		return 1;
+	}
 	if (jti_store_open(a->state, &jti, &e) < 0) {
 		fprintf(stderr, PROG ": %s\n", e.msg);
 		return 1;

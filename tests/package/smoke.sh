@@ -355,3 +355,39 @@ PY
 	expect_mode /var/lib/postern-logsign/signed "postern-logsign:postern-logsign 600"
 	echo "postern-logsign: own user, key made once and unreadable by postern, a request through its socket signed: ok"
 }
+
+# The CI front-end as installed: its own user with no login, in uploaders
+# only, its state private, its units valid and sandboxed but not enabled, and
+# it will not serve as root or without a ci: section (the package ships none).
+smoke_ci() {
+	local unit=/lib/systemd/system/postern-ci.service out f
+	local jwks=/lib/systemd/system/postern-ci-jwks.service timer=/lib/systemd/system/postern-ci-jwks.timer
+	for f in /usr/sbin/postern-ci /usr/share/man/man8/postern-ci.8.gz "$unit" "$jwks" "$timer"; do
+		expect_file "$f"
+	done
+	[ "$(getent passwd postern-ci | cut -d: -f7)" = /usr/sbin/nologin ] ||
+		die "user postern-ci: missing, or it has a login shell"
+	[ "$(id -nG postern-ci | tr ' ' '\n' | sort | tr '\n' ' ')" = "postern-ci uploaders " ] ||
+		die "user postern-ci is in groups '$(id -nG postern-ci)', expected postern-ci and uploaders only"
+	expect_mode /var/lib/postern-ci "postern-ci:postern-ci 700"
+	expect_mode /var/lib/postern-ci/jti "postern-ci:postern-ci 700"
+	expect_mode /var/lib/postern-ci/uploads "postern-ci:postern-ci 700"
+	expect_mode /etc/postern/ci "root:root 755"
+	for f in /etc/systemd/system/multi-user.target.wants/postern-ci.service \
+		/etc/systemd/system/timers.target.wants/postern-ci-jwks.timer; do
+		[ ! -e "$f" ] || die "$f: enabled by the package before the admin configured ci:"
+	done
+	SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$unit" "$jwks" "$timer" ||
+		die "systemd-analyze verify found problems in the postern-ci units"
+	# It listens on the network, so not as low as the daemon: 1.5 now.
+	systemd-analyze security --offline=true --threshold=20 "$unit" >"$WORK/ci-security.out" ||
+		{ cat "$WORK/ci-security.out"; die "postern-ci.service lost some of its hardening"; }
+	postern-ci --help | grep -q "POST /v1/release" || die "postern-ci --help does not say what it serves"
+	out=$(postern-ci 2>&1) && die "postern-ci served as root: $out"
+	grep -q "refusing to serve as root" <<<"$out" || die "postern-ci as root said: $out"
+	out=$(setpriv --reuid=postern-ci --regid=postern-ci --init-groups -- postern-ci 2>&1) &&
+		die "postern-ci served without a ci: section: $out"
+	grep -q "no ci.listen or no ci.issuers: nothing to serve" <<<"$out" ||
+		die "postern-ci without a ci: section said: $out"
+	echo "postern-ci: own user in uploaders only, private state, units valid and not enabled, refuses root and an empty ci: ok ($(grep -o 'level for .*' "$WORK/ci-security.out"))"
+}
