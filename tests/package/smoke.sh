@@ -40,6 +40,8 @@ check_installed_files() {
 	expect_mode /srv/postern/incoming "root:root 711"
 	expect_mode /run/postern "postern:postern 755"
 	expect_mode /etc/postern/keyrings "root:root 755"
+	dpkg -L postern-server | grep -qx /etc/postern/ci ||
+		die "/etc/postern/ci is not shipped by postern-server"
 	dpkg -L postern-server | grep -qx /etc/postern/keyrings ||
 		die "/etc/postern/keyrings is not shipped by postern-server"
 	for f in sqv gpgv gpg; do
