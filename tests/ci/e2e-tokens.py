@@ -6,8 +6,10 @@ not write), valid around the real clock, since postern-ci runs on it; plus
 the hostile ones PyJWT refuses to make (alg none, HMAC keyed with the public
 key), assembled by hand.
 
-Usage: e2e-tokens.py OUT ISSUER AUDIENCE PROJECT
-Writes OUT/jwks.json and OUT/<case>.jwt for every case below.
+Usage: e2e-tokens.py OUT ISSUER AUDIENCE PROJECT [TAG...]
+Writes OUT/jwks.json and OUT/<case>.jwt for every case below, and
+OUT/tag-TAG.jwt, a valid token of a protected tag TAG lasting 50 minutes
+(for bench/e2e's CI releases), for each TAG.
 """
 import base64
 import json
@@ -20,6 +22,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 OUT, ISS, AUD, PROJECT = sys.argv[1:5]
+TAGS = sys.argv[5:]
 NOW = int(time.time())
 
 
@@ -93,4 +96,8 @@ cases = {
 }
 for name, token in cases.items():
     with open(os.path.join(OUT, name + ".jwt"), "w") as f:
+        f.write(token)
+for tag in TAGS:
+    token = signed(claims(tag, exp=NOW + 3000))
+    with open(os.path.join(OUT, "tag-%s.jwt" % tag), "w") as f:
         f.write(token)

@@ -34,6 +34,9 @@ E2E_CONFIG=/etc/postern/postern.yaml
 E2E_TOTP_WINDOW=${E2E_TOTP_WINDOW:-1}
 E2E_ROOT=
 E2E_PIDS=()
+# Set by e2e_ci_configure.
+E2E_CI_PORT=
+E2E_CI_URL=
 
 e2e_die() {
 	echo "e2e: $*" >&2
@@ -96,7 +99,7 @@ e2e_install_programs() {
 		path=$(e2e_find_program $c) || e2e_die "$name is not built in $E2E_BUILD"
 		install -m 0755 "$path" "$E2E_ROOT/bin/$name"
 	done
-	for name in postern-audit postern-policy; do
+	for name in postern-audit postern-policy postern-ci; do
 		path=$(e2e_find_program "$name" "${name#postern-}" 2>/dev/null) &&
 			install -m 0755 "$path" "$E2E_ROOT/bin/$name" || true
 	done
@@ -194,6 +197,12 @@ e2e_system_users() {
 	getent passwd postern-logsign >/dev/null ||
 		useradd --system --gid postern-logsign --home-dir /nonexistent --no-create-home \
 			--shell /usr/sbin/nologin postern-logsign
+	# The CI front-end: reaches the daemon's socket, as postinst sets it up.
+	e2e_add_group --system postern-ci
+	getent passwd postern-ci >/dev/null ||
+		useradd --system --gid postern-ci --home-dir /nonexistent --no-create-home \
+			--shell /usr/sbin/nologin postern-ci
+	usermod -a -G uploaders postern-ci
 }
 
 # e2e_add_uploader USER: a maintainer account with postern-shell as its
@@ -341,6 +350,7 @@ e2e_start_installd() {
 	e2e_activate "$E2E_ROOT/run/check.sock" postern-check "$E2E_ROOT/bin/postern-check"
 	e2e_start_signer
 	"$E2E_ROOT/bin/postern-installd" -C "$E2E_CONFIG" --user postern --socket-group uploaders \
+		--ci-user postern-ci \
 		--socket "$E2E_ROOT/run/installd.sock" --check-socket "$E2E_ROOT/run/check.sock" \
 		--log-socket "$E2E_ROOT/run/logsign.sock" --foreground </dev/null &
 	E2E_PIDS+=("$!")
@@ -368,6 +378,45 @@ e2e_activate() { # SOCKET USER COMMAND...
 	e2e_wait_for "the socket $sock" 100 test -S "$sock"
 	chown postern:postern "$sock"
 	chmod 0600 "$sock"
+}
+
+# --- CI releases ------------------------------------------------------------------
+
+E2E_CI_ISSUER=https://gitlab.e2e.test
+E2E_CI_AUDIENCE=https://e2e.test
+
+# e2e_ci_configure MODULE PROJECT TAG...: a throwaway GitLab issuer, its
+# JWKS root-owned in /etc/postern/ci and a token of each protected TAG of
+# PROJECT in $E2E_ROOT/ci/tokens/tag-TAG.jwt (tests/ci/e2e-tokens.py, PyJWT),
+# MODULE bound to PROJECT and ci: in the policy. Before e2e_start.
+e2e_ci_configure() {
+	local module=$1 project=$2 top
+	shift 2
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	[ -x "$E2E_ROOT/bin/postern-ci" ] || e2e_die "postern-ci is not built in $E2E_BUILD"
+	install -d -m 0755 "$E2E_ROOT/ci" "$E2E_ROOT/ci/tokens" /etc/postern/ci
+	install -d -m 0700 -o postern-ci -g postern-ci "$E2E_ROOT/ci/jti" "$E2E_ROOT/ci/uploads"
+	/usr/bin/python3 "$top/tests/ci/e2e-tokens.py" "$E2E_ROOT/ci/tokens" "$E2E_CI_ISSUER" \
+		"$E2E_CI_AUDIENCE" "$project" "$@" || e2e_die "could not make the CI tokens (python3-jwt)"
+	install -m 0644 -o root -g root "$E2E_ROOT/ci/tokens/jwks.json" /etc/postern/ci/e2e.jwks
+	E2E_CI_PORT=$(e2e_free_port)
+	E2E_CI_URL="http://$E2E_HOST:$E2E_CI_PORT/v1/release"
+	sed -i "s|^  $module:\$|  $module:\n    ci: [{issuer: e2e, project: $project}]|" "$E2E_CONFIG"
+	cat >>"$E2E_CONFIG" <<EOF
+ci:
+  listen: $E2E_HOST:$E2E_CI_PORT
+  issuers:
+    e2e: {issuer: $E2E_CI_ISSUER, audience: $E2E_CI_AUDIENCE, jwks: /etc/postern/ci/e2e.jwks}
+EOF
+}
+
+# postern-ci as postern-ci.service runs it: its own user, in uploaders.
+e2e_start_ci() {
+	setpriv --reuid=postern-ci --regid=postern-ci --init-groups -- "$E2E_ROOT/bin/postern-ci" \
+		-C "$E2E_CONFIG" --state "$E2E_ROOT/ci/jti" --staging "$E2E_ROOT/ci/uploads" \
+		</dev/null 2>"$E2E_ROOT/ci/postern-ci.err" &
+	E2E_PIDS+=("$!")
+	e2e_wait_for "postern-ci on port $E2E_CI_PORT" 100 grep -q "ready: listening" "$E2E_ROOT/ci/postern-ci.err"
 }
 
 # Processes of this run other than the servers it started: everything whose
