@@ -7,33 +7,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "text.h"
 #include "wire_io.h"
-
-static int connect_daemon(const char *path, struct pst_err *e)
-{
-	struct sockaddr_un addr;
-	int fd;
-
-	memset(&addr, 0, sizeof(addr));
-	addr.sun_family = AF_UNIX;
-	if (path == NULL || !str_copy(addr.sun_path, sizeof(addr.sun_path), path))
-		return pst_fail(e, EINVAL, "paths.socket in postern.yaml is not a usable socket path");
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return pst_fail(e, errno, "cannot create a socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		int err = errno;
-
-		close(fd);
-		return pst_fail(e, err, "the release daemon is not reachable at %s (%s): try the "
-				"job again later, or tell the server's admins", path, strerror(err));
-	}
-	return fd;
-}
 
 /* A session id of this request for the audit records: 16 random hex digits. */
 static void new_session_id(char *out, size_t size)
@@ -128,7 +105,7 @@ int ci_handoff_install(const struct ci_handoff *h, int upload_fd, const char *na
 	memset(out, 0, sizeof(*out));
 	if (!request_fill(h, name, sig, &r))
 		return pst_fail(e, EINVAL, "%s: a field of the request is too long for the daemon", name);
-	sock = connect_daemon(h->socket, e);
+	sock = wire_connect(h->socket, "try the job again later, or tell the server's admins", e);
 	if (sock < 0)
 		return sock;
 	/* A send the daemon cut short may still have its answer waiting (too many

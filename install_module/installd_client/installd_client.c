@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,27 +48,6 @@ struct client {
 
 /* What the exchange with the daemon ended in. */
 enum outcome { OUT_OK, OUT_REFUSED, OUT_UNAVAILABLE };
-
-static int connect_daemon(const struct client *c, struct pst_err *e)
-{
-	struct sockaddr_un addr;
-	int fd;
-
-	memset(&addr, 0, sizeof(addr));
-	addr.sun_family = AF_UNIX;
-	if (c->set->socket == NULL || !str_copy(addr.sun_path, sizeof(addr.sun_path), c->set->socket))
-		return pst_fail(e, EINVAL, "the daemon's socket path is not usable (tell an administrator)");
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return pst_fail(e, errno, "cannot create a socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		int err = errno;
-		close(fd);
-		return pst_fail(e, err, "the release daemon is not reachable at %s (%s); try again later or tell an administrator",
-				c->set->socket, strerror(err));
-	}
-	return fd;
-}
 
 static void request_init(const struct client *c, struct wire_request *r, enum wire_op op,
 			 const char *name, unsigned flags)
@@ -105,7 +83,7 @@ static void print_frame(const struct client *c, int type, const char *text, cons
 static int send_request(const struct client *c, const struct wire_request *r, int passfd,
 			int sigfd, bool *send_failed, struct pst_err *e)
 {
-	int sock = connect_daemon(c, e);
+	int sock = wire_connect(c->set->socket, "try again later or tell an administrator", e);
 
 	*send_failed = sock >= 0 && wire_send_request(sock, r, passfd, sigfd, e) < 0;
 	return sock;

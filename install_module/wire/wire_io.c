@@ -11,9 +11,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "text.h"
 #include "text_show.h"
 
 #define WIRE_MAX_FDS 4
@@ -268,4 +270,28 @@ int wire_recv_msg(int sock, int *type, char *text, size_t cap, struct pst_err *e
 	text_safe_copy(text, cap, (const char *)body, len, TEXT_REPLACE);
 	*type = hdr[0];
 	return 0;
+}
+
+int wire_connect(const char *path, const char *what_to_do, struct pst_err *e)
+{
+	struct sockaddr_un addr;
+	int fd;
+
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	if (path == NULL || !str_copy(addr.sun_path, sizeof(addr.sun_path), path))
+		return pst_fail(e, EINVAL, "paths.socket in postern.yaml is not a usable socket "
+				"path: %s", what_to_do);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return pst_fail(e, errno, "cannot create a socket (%s): %s", strerror(errno),
+				what_to_do);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		int err = errno;
+
+		close(fd);
+		return pst_fail(e, err, "the release daemon is not reachable at %s (%s): %s",
+				path, strerror(err), what_to_do);
+	}
+	return fd;
 }

@@ -17,6 +17,13 @@ struct wire_fds {
 };
 
 /*
+ * Connect to the daemon's socket at path (paths.socket). A failure's message
+ * names the path and the cause, then what_to_do, which tells the one who
+ * reads it what to do next.
+ */
+int wire_connect(const char *path, const char *what_to_do, struct pst_err *e);
+
+/*
  * Send r in one message; passfd (or -1) rides along with it, and sigfd
  * after it when r->sig says a signature is sent (it must then be >= 0).
  */

@@ -14,7 +14,7 @@ set -u
 enter_fixture "$@"
 POSTERN_CI="$8" TOKENS="$9"
 
-echo "1..33"
+echo "1..39"
 
 ISS=https://gitlab.ptci.test AUD=https://ptci.test
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -139,9 +139,9 @@ audit_has ci_refused "status=401" && ok "postern-ci records its refusals (ci_ref
 [ -z "$(ls -A "$R/ci/uploads")" ] && ok "no refused upload is left in postern-ci's staging" ||
 	not_ok "left in staging: $(ls -A "$R/ci/uploads")"
 
-# A body that stops arriving: the connection is cut, nothing is installed, the server goes on.
-up ptmod-1.5.tar.xz
-python3 - "$port" "$R/tok/slow-1.5.jwt" "$R/up/ptmod-1.5.tar.xz" > "$R/slow.out" 2>&1 <<'PY' &
+# slow.py PORT TOKEN FILE: send the headers and 100 bytes of FILE, then
+# nothing, and say when the server closed the connection.
+cat > "$R/slow.py" <<'PY'
 import socket, sys, time
 port, tok, path = int(sys.argv[1]), open(sys.argv[2]).read(), open(sys.argv[3], "rb").read()
 b = b"--S1ow\r\nContent-Disposition: form-data; name=\"file\"; filename=\"ptmod-1.5.tar.xz\"\r\n\r\n"
@@ -157,6 +157,10 @@ except OSError:
     pass
 print("closed after %d s" % (time.time() - start))
 PY
+
+# A body that stops arriving: the connection is cut, nothing is installed, the server goes on.
+up ptmod-1.5.tar.xz
+python3 "$R/slow.py" "$port" "$R/tok/slow-1.5.jwt" "$R/up/ptmod-1.5.tar.xz" > "$R/slow.out" 2>&1 &
 slow=$!
 post "" -F "file=@$R/up/ptmod-1.5.tar.xz"
 [ "$code" = 401 ] && ok "another request is answered while a body trickles" || not_ok "while slow: $code"
@@ -164,6 +168,47 @@ wait "$slow"
 grep -q "closed after" "$R/slow.out" && [ ! -e "$R/pub/sources/ptmod/1.5" ] &&
 	ok "a body that stops arriving is cut off ($(cat "$R/slow.out")), nothing installed" ||
 	not_ok "slow body: $(cat "$R/slow.out")"
+
+# postern-ci killed while a body arrives: nothing installed, nothing left
+# staged (the files have no name), the tree as it was; that token stays
+# used, and a new one (a rerun of the job) releases after a restart.
+before=$(tree_state)
+up ptmod-1.8.tar.xz
+python3 "$R/slow.py" "$port" "$R/tok/crash-1.8.jwt" "$R/up/ptmod-1.8.tar.xz" > "$R/crash.out" 2>&1 &
+slow=$!
+# Its staged file, open and nameless: the body is arriving.
+staged=no
+wait_until sh -c "ls -l /proc/$CI_PID/fd | grep -q '/ci/uploads/#'" && staged=yes
+kill -9 "$CI_PID"
+wait "$CI_PID" 2>/dev/null
+CI_PID=
+wait "$slow"
+[ "$staged" = yes ] && [ "$(tree_state)" = "$before" ] && [ -z "$(ls -A "$R/ci/uploads")" ] &&
+	ok "postern-ci killed during an upload: tree unchanged, nothing left in staging" ||
+	not_ok "after the kill (body staged: $staged): $(ls -A "$R/ci/uploads") $(tree_state | diff - <(echo "$before") | head -5)"
+start_ci
+post crash-1.8 -F "file=@$R/up/ptmod-1.8.tar.xz"
+refused "after the restart, the killed request's token is still used: 401" 401
+post after-crash-1.8 -F "file=@$R/up/ptmod-1.8.tar.xz"
+[ "$code" = 200 ] && cmp -s "$R/up/ptmod-1.8.tar.xz" "$R/pub/sources/ptmod/1.8/ptmod-1.8.tar.xz" &&
+	ok "after the restart, the rerun job's new token releases 1.8" || not_ok "after crash: $code $(cat "$R/body")"
+
+# Several files in one request: each has its entry; the status is the first refusal's.
+up ptmod-2.0.tar.xz
+up ptmod-2.0.tar.gz
+post multi-2.0 -F "file=@$R/up/ptmod-2.0.tar.xz" -F "file=@$R/up/ptmod-2.0.tar.gz"
+[ "$code" = 409 ] && [ "$(field ptmod-2.0.tar.xz status)" = installed ] &&
+	[ "$(field ptmod-2.0.tar.gz status)" = refused ] &&
+	cmp -s "$R/up/ptmod-2.0.tar.xz" "$R/pub/sources/ptmod/2.0/ptmod-2.0.tar.xz" &&
+	[ ! -e "$R/pub/sources/ptmod/2.0/ptmod-2.0.tar.gz" ] &&
+	ok "two files: the .tar.xz installed, the .tar.gz of the same version refused, status 409" ||
+	not_ok "multi: $code $(cat "$R/body")"
+grep -q "already released" "$R/body" && ok "the refused file's entry says why" || not_ok "why: $(cat "$R/body")"
+before=$(tree_state)
+up ptmod-2.1.tar.xz
+printf 'not really a signature\n' > "$R/up/ptmod-2.1.tar.xz.asc"
+post signed-2.1 -F "file=@$R/up/ptmod-2.1.tar.xz" -F "file=@$R/up/ptmod-2.1.tar.xz.asc"
+refused "a signature sent with a CI release: 422, neither file installed" 422
 
 # ES256, a v-prefixed tag.
 up ptmod-1.1.tar.xz

@@ -1,8 +1,6 @@
 /*
- * multipart_store through a real libmicrohttpd connection: a daemon without
- * a listening socket is handed one end of a socketpair per request and run
- * by hand (MHD_run), so the test sends exactly the bytes it means, in the
- * chunks it means, and no port is involved.
+ * multipart_store through a real libmicrohttpd connection (mhd_pair.h), in
+ * the chunks the test means.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -23,91 +21,12 @@
 
 #include <openssl/evp.h>
 
-#include "multipart_store.h"
+#include "mhd_pair.h"
 
 #define BOUNDARY "xYzzYtestBoundary42"
 #define BIG 6000
 
-struct run {
-	struct multipart_store *store;
-	int rc;
-	struct pst_err e;
-};
-
-static struct MHD_Daemon *daemon_;
-static struct run run_;
-static int staging_fd = -1;
-static char staging_path[64];
-static uint64_t max_body = 1 << 20, max_file = 1 << 20;
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result rc = MHD_queue_response(c, status, r);
-
-	MHD_destroy_response(r);
-	return rc;
-}
-
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *data,
-				  size_t *size, void **con_cls)
-{
-	(void)cls; (void)url; (void)method; (void)version;
-	if (*con_cls == NULL) {
-		*con_cls = &run_;
-		run_.rc = multipart_store_open(c, staging_fd, max_body, max_file, &run_.store, &run_.e);
-		return run_.rc < 0 ? reply(c, multipart_http_status(run_.rc)) : MHD_YES;
-	}
-	if (*size != 0) {
-		if (run_.rc == 0)
-			run_.rc = multipart_store_feed(run_.store, data, *size, &run_.e);
-		*size = 0;
-		return MHD_YES;
-	}
-	if (run_.rc == 0)
-		run_.rc = multipart_store_finish(run_.store, &run_.e);
-	return reply(c, multipart_http_status(run_.rc));
-}
-
-/* Send req in chunks of chunk bytes, run the daemon, read the status line. */
-static int exchange(const char *req, size_t len, size_t chunk)
-{
-	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
-	char resp[4096];
-	size_t sent = 0, got = 0;
-	int sv[2], status = 0, rounds;
-	ssize_t n;
-
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(MHD_add_connection(daemon_, sv[1], (struct sockaddr *)&peer,
-					    sizeof(peer)), MHD_YES);
-	for (rounds = 0; rounds < 100000; rounds++) {
-		if (sent < len) {
-			n = send(sv[0], req + sent, len - sent < chunk ? len - sent : chunk,
-				 MSG_NOSIGNAL);
-			if (n > 0)
-				sent += (size_t)n;
-			else if (n < 0 && errno != EAGAIN)
-				sent = len;   /* the server closed: read its answer */
-		}
-		MHD_run(daemon_);
-		n = recv(sv[0], resp + got, sizeof(resp) - 1 - got, 0);
-		if (n == 0)
-			break;
-		if (n > 0)
-			got += (size_t)n;
-		if (n < 0 && errno != EAGAIN)
-			break;
-		if (n < 0 && sent == len)
-			poll(NULL, 0, 1);
-	}
-	close(sv[0]);
-	resp[got] = '\0';
-	if (got > 12 && strncmp(resp, "HTTP/1.1 ", 9) == 0)
-		status = atoi(resp + 9);
-	return status;
-}
+static struct mhd_pair pair;
 
 struct buf {
 	char *p;
@@ -160,7 +79,7 @@ static int post(struct buf *b, const char *ct, size_t chunk)
 		 "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", ct, b->len);
 	puts_(&req, h);
 	put(&req, b->p, b->len);
-	status = exchange(req.p, req.len, chunk);
+	status = mhd_pair_exchange(&pair, req.p, req.len, chunk);
 	free(req.p);
 	free(b->p);
 	b->p = NULL;
@@ -176,7 +95,7 @@ static int post_form(struct buf *b, size_t chunk)
 /* Nothing in the staging directory: anonymous files never get a name. */
 static void assert_staging_empty(void)
 {
-	DIR *d = opendir(staging_path);
+	DIR *d = opendir(pair.staging_path);
 	struct dirent *de;
 	int n = 0;
 
@@ -190,9 +109,9 @@ static void assert_staging_empty(void)
 
 static void run_reset(void)
 {
-	multipart_store_free(run_.store);
-	memset(&run_, 0, sizeof(run_));
-	max_body = max_file = 1 << 20;
+	multipart_store_free(pair.run.store);
+	memset(&pair.run, 0, sizeof(pair.run));
+	pair.max_body = pair.max_file = 1 << 20;
 	assert_staging_empty();
 }
 
@@ -238,11 +157,11 @@ static void two_files_in_small_chunks(void **state)
 	part(&b, "file", "gtk-4.16.0.tar.xz.asc", sig, strlen(sig));
 	end(&b);
 	assert_int_equal(post_form(&b, 7), 200);
-	assert_int_equal(run_.rc, 0);
-	assert_int_equal(multipart_store_count(run_.store), 2);
-	assert_file(multipart_store_file(run_.store, 0), "gtk-4.16.0.tar.xz", tar, sizeof(tar));
-	assert_file(multipart_store_file(run_.store, 1), "gtk-4.16.0.tar.xz.asc", sig, strlen(sig));
-	assert_null(multipart_store_file(run_.store, 2));
+	assert_int_equal(pair.run.rc, 0);
+	assert_int_equal(multipart_store_count(pair.run.store), 2);
+	assert_file(multipart_store_file(pair.run.store, 0), "gtk-4.16.0.tar.xz", tar, sizeof(tar));
+	assert_file(multipart_store_file(pair.run.store, 1), "gtk-4.16.0.tar.xz.asc", sig, strlen(sig));
+	assert_null(multipart_store_file(pair.run.store, 2));
 	run_reset();
 }
 
@@ -255,8 +174,8 @@ static void one_file_in_one_piece(void **state)
 	part(&b, "file", "a-1.0.tar.gz", data, strlen(data));
 	end(&b);
 	assert_int_equal(post_form(&b, 1 << 16), 200);
-	assert_int_equal(multipart_store_count(run_.store), 1);
-	assert_file(multipart_store_file(run_.store, 0), "a-1.0.tar.gz", data, strlen(data));
+	assert_int_equal(multipart_store_count(pair.run.store), 1);
+	assert_file(multipart_store_file(pair.run.store, 0), "a-1.0.tar.gz", data, strlen(data));
 	run_reset();
 }
 
@@ -267,13 +186,13 @@ static void oversize_refused_before_reading(void **state)
 	struct buf b = { NULL, 0 };
 
 	(void)state;
-	max_body = 1000;
+	pair.max_body = 1000;
 	part(&b, "file", "gtk-4.16.0.tar.xz", tar, sizeof(tar));
 	end(&b);
 	assert_int_equal(post_form(&b, 1 << 16), 413);
-	assert_int_equal(run_.rc, -EFBIG);
-	assert_null(run_.store);
-	assert_non_null(strstr(run_.e.msg, "larger than"));
+	assert_int_equal(pair.run.rc, -EFBIG);
+	assert_null(pair.run.store);
+	assert_non_null(strstr(pair.run.e.msg, "larger than"));
 	run_reset();
 }
 
@@ -284,15 +203,15 @@ static void oversize_file_refused(void **state)
 	struct buf b = { NULL, 0 };
 
 	(void)state;
-	max_file = BIG - 1;
+	pair.max_file = BIG - 1;
 	part(&b, "file", "gtk-4.16.0.tar.xz", tar, sizeof(tar));
 	end(&b);
 	assert_int_equal(post_form(&b, 512), 413);
-	assert_int_equal(run_.rc, -EFBIG);
-	assert_int_equal(multipart_store_count(run_.store), 0);
+	assert_int_equal(pair.run.rc, -EFBIG);
+	assert_int_equal(multipart_store_count(pair.run.store), 0);
 	run_reset();
 
-	max_file = BIG;
+	pair.max_file = BIG;
 	part(&b, "file", "gtk-4.16.0.tar.xz", tar, sizeof(tar));
 	end(&b);
 	assert_int_equal(post_form(&b, 512), 200);
@@ -312,8 +231,8 @@ static void too_many_files(void **state)
 	}
 	end(&b);
 	assert_int_equal(post_form(&b, 512), 413);
-	assert_int_equal(run_.rc, -EFBIG);
-	assert_int_equal(multipart_store_count(run_.store), 0);
+	assert_int_equal(pair.run.rc, -EFBIG);
+	assert_int_equal(multipart_store_count(pair.run.store), 0);
 	run_reset();
 }
 
@@ -326,9 +245,9 @@ static void other_part_name_refused(void **state)
 	part(&b, "comment", NULL, "hi", 2);
 	end(&b);
 	assert_int_equal(post_form(&b, 64), 400);
-	assert_int_equal(run_.rc, -EBADMSG);
-	assert_non_null(strstr(run_.e.msg, "named \"file\""));
-	assert_int_equal(multipart_store_count(run_.store), 0);
+	assert_int_equal(pair.run.rc, -EBADMSG);
+	assert_non_null(strstr(pair.run.e.msg, "named \"file\""));
+	assert_int_equal(multipart_store_count(pair.run.store), 0);
 	run_reset();
 
 	part(&b, "files", "a-1.0.tar.gz", "x", 1);
@@ -352,8 +271,8 @@ static void bad_file_names_refused(void **state)
 		part(&b, "file", bad[i], "x", 1);
 		end(&b);
 		assert_int_equal(post_form(&b, 64), 422);
-		assert_int_equal(run_.rc, -EINVAL);
-		assert_int_equal(multipart_store_count(run_.store), 0);
+		assert_int_equal(pair.run.rc, -EINVAL);
+		assert_int_equal(multipart_store_count(pair.run.store), 0);
 		run_reset();
 	}
 	memset(longname, 'a', 256);
@@ -378,7 +297,7 @@ static void duplicate_name_refused(void **state)
 	part(&b, "file", "a-1.0.tar.gz", "y", 1);
 	end(&b);
 	assert_int_equal(post_form(&b, 64), 400);
-	assert_int_equal(run_.rc, -EBADMSG);
+	assert_int_equal(pair.run.rc, -EBADMSG);
 	run_reset();
 }
 
@@ -390,14 +309,14 @@ static void malformed_refused(void **state)
 	/* No closing boundary: the body ends inside a part. */
 	part(&b, "file", "a-1.0.tar.gz", "x", 1);
 	assert_int_equal(post_form(&b, 64), 400);
-	assert_int_equal(run_.rc, -EBADMSG);
-	assert_int_equal(multipart_store_count(run_.store), 0);
+	assert_int_equal(pair.run.rc, -EBADMSG);
+	assert_int_equal(multipart_store_count(pair.run.store), 0);
 	run_reset();
 
 	/* Not multipart at all. */
 	puts_(&b, "file=a-1.0.tar.gz");
 	assert_int_equal(post(&b, "application/x-www-form-urlencoded", 64), 400);
-	assert_null(run_.store);
+	assert_null(pair.run.store);
 	run_reset();
 
 	/* multipart without a boundary. */
@@ -422,21 +341,13 @@ static void malformed_refused(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(staging_path, sizeof(staging_path), "/tmp/test_multipart.XXXXXX");
-	if (mkdtemp(staging_path) == NULL)
-		return -1;
-	staging_fd = open(staging_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	daemon_ = MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL,
-				   on_request, NULL, MHD_OPTION_END);
-	return staging_fd >= 0 && daemon_ != NULL ? 0 : -1;
+	return mhd_pair_start(&pair, 1 << 20, 1 << 20);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	MHD_stop_daemon(daemon_);
-	close(staging_fd);
-	rmdir(staging_path);
+	mhd_pair_stop(&pair);
 	return 0;
 }
 
