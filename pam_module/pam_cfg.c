@@ -35,6 +35,8 @@ static bool cfg_option(struct pam_cfg *cfg, const char *arg)
 {
 	if (strcmp(arg, "nullok") == 0)
 		cfg->nullok = true;
+	else if (strcmp(arg, "require=security-key") == 0)
+		cfg->require_sk = true;
 	else if (strcmp(arg, "no_pubkey_check") == 0)
 		cfg->no_pubkey_check = true;
 	else if (strcmp(arg, "debug") == 0)

@@ -12,6 +12,7 @@ struct pam_cfg {
 	unsigned max_failures;      /* default 5 */
 	unsigned lockout;           /* seconds, default 900 */
 	bool nullok;                /* unenrolled users get PAM_IGNORE */
+	bool require_sk;            /* require=security-key: a code is not enough */
 	bool no_pubkey_check;       /* for services that are not sshd */
 	bool debug;
 };

@@ -1,9 +1,10 @@
 /*
  * pam_postern: the second factor for sshd logins.
  *
- * MUST: deny unless a code was verified — every path starts from a
- * failure return and only the one branch after a verified and recorded code
- * returns PAM_SUCCESS (pam-u2f's CVE-2025-23013 was an initial PAM_IGNORE);
+ * MUST: deny unless a code was verified or sshd's publickey step used one of
+ * the user's enrolled security keys — every path starts from a failure
+ * return and only the branches after a verified and recorded factor return
+ * PAM_SUCCESS (pam-u2f's CVE-2025-23013 was an initial PAM_IGNORE);
  * check that sshd's publickey step happened (SSH_AUTH_INFO_0) and, when the
  * record binds keys, that it used one of them, before showing any prompt;
  * decide with totp_verify() under the record's exclusive lock and write the
@@ -12,7 +13,8 @@
  * when it cannot; write one audit record for every answer.
  * MUST NOT: log a code, a secret or a recovery code, even in debug mode;
  * tell the client why it was refused (a locked account looks like a wrong
- * code); return PAM_IGNORE except for an unenrolled user with nullok.
+ * code); return PAM_IGNORE except for a user with no factor at all (no
+ * TOTP record, no security key) with nullok.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -29,6 +31,7 @@
 #include "audit.h"
 #include "login_proof.h"
 #include "pam_cfg.h"
+#include "sk_store.h"
 #include "ssh_key.h"
 #include "text.h"
 #include "totp_store.h"
@@ -60,6 +63,7 @@ struct login {
 	const char *key;               /* the one we logged and, if bound, matched */
 	struct totp_record rec;
 	int storefd;
+	bool has_sk;                   /* security keys are enrolled: not "unenrolled" */
 };
 
 /*
@@ -208,6 +212,73 @@ static int proof_leave(struct login *l, const char *method)
 	return PROCEED;
 }
 
+/* The key sshd accepted is one of the user's security keys: admitted. */
+static int sk_accepted(struct login *l, const struct sk_key *k)
+{
+	int rc = proof_leave(l, "security-key");
+
+	if (rc != PROCEED)
+		return rc;
+	audit_emit(LOG_INFO, "login_ok", &l->session, "service", l->service,
+		   "method", "security-key", "key", k->fpr, "rhost", l->rhost, NULL);
+	return PAM_SUCCESS;
+}
+
+/* Which of the keys sshd accepted is an enrolled security key, or NULL. */
+static struct sk_key *sk_used(struct login *l, struct sk_record *sk)
+{
+	struct sk_key *k;
+	size_t i;
+
+	for (i = 0; i < l->keys.n; i++) {
+		k = sk_record_find(sk, l->keys.fpr[i]);
+		if (k != NULL)
+			return k;
+	}
+	return NULL;
+}
+
+/*
+ * The security-key factor, before any prompt: sshd has verified the key's
+ * signature, and with verify-required its PIN or fingerprint too (PAM cannot
+ * see those flags; docs/TOTP.md says why sshd must demand them). Its
+ * last use is recorded under the record's lock before the login goes on.
+ */
+static int security_key(struct login *l)
+{
+	struct pst_err e = { "" };
+	struct sk_record sk;
+	struct sk_key *k;
+	int skfd, fd = -1, rc;
+
+	skfd = sk_store_open(l->storefd, false, &e);
+	if (skfd < 0 && skfd != -ENOENT)
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	rc = skfd < 0 ? -ENOENT : sk_store_read(skfd, l->user, &fd, &sk, &e);
+	if (rc < 0 && rc != -ENOENT) {
+		close(skfd);
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	}
+	l->has_sk = rc == 0 && sk.nkeys > 0;
+	k = rc == 0 ? sk_used(l, &sk) : NULL;
+	if (k != NULL) {
+		k->last_used = time(NULL);
+		rc = sk_store_write(skfd, l->user, &sk, &e);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (skfd >= 0)
+		close(skfd);
+	if (k != NULL)
+		return rc < 0 ? refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL)
+			      : sk_accepted(l, k);
+	if (l->cfg.require_sk || (rc == 0 && sk.require))
+		return refuse(l, "security_key_required",
+			      "the key sshd accepted is not one of the user's security keys",
+			      PAM_AUTH_ERR);
+	return PROCEED;
+}
+
 static int accepted(struct login *l, enum totp_verdict v, const struct totp_outcome *o)
 {
 	const char *method = v == TOTP_ACCEPT_CODE ? "totp" : "recovery";
@@ -277,15 +348,26 @@ static int verify_locked(struct login *l, const char *code)
 	return verdict_answer(l, v, &outcome);
 }
 
+static int open_store(struct login *l)
+{
+	struct pst_err e = { "" };
+
+	l->storefd = totp_store_open(l->cfg.store, &e);
+	if (l->storefd < 0)
+		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
+	return PROCEED;
+}
+
 static int enrolled_user(struct login *l)
 {
 	struct pst_err e = { "" };
 	int rc;
 
-	l->storefd = totp_store_open(l->cfg.store, &e);
-	if (l->storefd < 0)
-		return refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL);
 	rc = totp_store_read(l->storefd, l->user, false, NULL, &l->rec, &e);
+	if (rc == -ENOENT && l->has_sk)
+		return refuse(l, "security_key_required",
+			      "no TOTP enrolment, and the key sshd accepted is not one of the "
+			      "user's security keys", PAM_AUTH_ERR);
 	if (rc == -ENOENT && l->cfg.nullok) {
 		audit_emit(LOG_INFO, "login_skip", &l->session, "service", l->service,
 			   "reason", "not_enrolled", "rhost", l->rhost, NULL);
@@ -314,9 +396,10 @@ static int identify(struct login *l, int argc, const char **argv)
 	}
 	if (l->user == NULL || !name_is_user(l->user))
 		return refuse(l, "bad_input", "no user or an invalid user name", PAM_USER_UNKNOWN);
-	debug_log(l, "store=%s logins=%s proof_lifetime=%u window=%u max_failures=%u lockout=%u nullok=%d no_pubkey_check=%d",
+	debug_log(l, "store=%s logins=%s proof_lifetime=%u window=%u max_failures=%u lockout=%u nullok=%d no_pubkey_check=%d require_sk=%d",
 		  l->cfg.store, l->cfg.logins, l->cfg.proof_lifetime, l->cfg.window,
-		  l->cfg.max_failures, l->cfg.lockout, l->cfg.nullok, l->cfg.no_pubkey_check);
+		  l->cfg.max_failures, l->cfg.lockout, l->cfg.nullok, l->cfg.no_pubkey_check,
+		  l->cfg.require_sk);
 	return PROCEED;
 }
 
@@ -328,6 +411,10 @@ static int authenticate(struct login *l, int argc, const char **argv)
 	rc = identify(l, argc, argv);
 	if (rc == PROCEED)
 		rc = key_step(l);
+	if (rc == PROCEED)
+		rc = open_store(l);
+	if (rc == PROCEED)
+		rc = security_key(l);
 	if (rc == PROCEED)
 		rc = enrolled_user(l);
 	if (rc == PROCEED)

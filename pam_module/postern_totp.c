@@ -34,7 +34,11 @@ static void usage(FILE *f)
 	      "  unlock USER          clear failures and lockout\n"
 	      "  revoke USER          move the record to the store's .attic\n"
 	      "  recovery-codes USER  replace the recovery codes\n"
-	      "  import-oath USERSFILE  convert pam_oath HOTP/T30 and HOTP/T60 users\n", f);
+	      "  import-oath USERSFILE  convert pam_oath HOTP/T30 and HOTP/T60 users\n"
+	      "  enroll-key [--comment WORD] USER 'sk-ssh-ed25519@openssh.com AAAA... [comment]'\n"
+	      "                       a security key as a factor of its own (no code with it)\n"
+	      "  revoke-key USER FINGERPRINT  remove one security key (the record is kept)\n"
+	      "  require USER security-key|any  whether a code is enough for USER\n", f);
 }
 
 static void print_time(const char *label, int64_t t, const char *none)
@@ -88,7 +92,7 @@ static int cmd_status(struct admin *a, int argc, char **argv)
 	printf("user: %s\n", user);
 	if (rc == -ENOENT) {
 		printf("enrolled: no\n");
-		return 0;
+		return sk_status_print(a, user);
 	}
 	if (rc < 0)
 		return admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
@@ -103,7 +107,7 @@ static int cmd_status(struct admin *a, int argc, char **argv)
 	printf("failures: %u\n", r.failures);
 	print_time("locked until", r.locked_until > time(NULL) ? r.locked_until : 0, "not locked");
 	totp_record_wipe(&r);
-	return 0;
+	return sk_status_print(a, user);
 }
 
 static int cmd_list(struct admin *a, int argc, char **argv)
@@ -197,6 +201,9 @@ static const struct command commands[] = {
 	{ "revoke", cmd_revoke, false, AUDIT_OP_CHANGE },
 	{ "recovery-codes", cmd_recovery_codes, false, AUDIT_OP_CHANGE },
 	{ "import-oath", cmd_import_oath, true, AUDIT_OP_CHANGE },
+	{ "enroll-key", cmd_enroll_key, true, AUDIT_OP_CHANGE },
+	{ "revoke-key", cmd_revoke_key, false, AUDIT_OP_CHANGE },
+	{ "require", cmd_require, true, AUDIT_OP_CHANGE },
 };
 
 static int run_command(struct admin *a, const struct command *c, int argc, char **argv)

@@ -84,6 +84,11 @@ const char *admin_operand(int argc, char **argv, const char *what)
 	return argv[i];
 }
 
+int admin_no_options(int argc, char **argv)
+{
+	return operands_start(argc, argv) < 0 ? 1 : 0;
+}
+
 bool admin_no_operands(int argc, char **argv)
 {
 	int i = operands_start(argc, argv);

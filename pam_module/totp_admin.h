@@ -23,6 +23,12 @@ struct admin {
 int cmd_enroll(struct admin *a, int argc, char **argv);
 int cmd_recovery_codes(struct admin *a, int argc, char **argv);
 int cmd_import_oath(struct admin *a, int argc, char **argv);
+int cmd_enroll_key(struct admin *a, int argc, char **argv);
+int cmd_revoke_key(struct admin *a, int argc, char **argv);
+int cmd_require(struct admin *a, int argc, char **argv);
+
+/* The security-key lines of status USER; 1 after printing why not. */
+int sk_status_print(struct admin *a, const char *user);
 
 /* Who runs the tool (login name, else the uid's name), into a->name. */
 void admin_identify(struct admin *a);
@@ -33,6 +39,10 @@ void admin_identify(struct admin *a);
  * an operand may start with '-'. NULL after printing the error.
  */
 const char *admin_operand(int argc, char **argv, const char *what);
+
+/* For a subcommand without options: 0 with optind at its first operand, or 1
+ * after printing the error. */
+int admin_no_options(int argc, char **argv);
 
 /* The same for a subcommand without operands: false after printing the error. */
 bool admin_no_operands(int argc, char **argv);

@@ -86,30 +86,47 @@ int totp_store_open_create(const char *path, struct pst_err *e)
 	return totp_store_open(path, e);
 }
 
-int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
-		    struct totp_record *r, struct pst_err *e)
+int totp_store_load(int dirfd, const char *user, size_t max, bool lock, char **buf,
+		    size_t *len, struct pst_err *e)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int fd;
-	int rc;
+	const struct sf_rule rule = {
+		.type = S_IFREG, .uid = 0, .gid = 0, .forbid = 077, .max_size = (off_t)max,
+	};
+	int fd, rc;
 
-	totp_record_wipe(r);
+	*buf = NULL;
+	*len = 0;
 	if (!name_is_user(user))
 		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
 	/* O_NONBLOCK: a FIFO in the store is refused by the type check, not waited on. */
 	if (lock)
-		fd = sf_open_locked(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
+		fd = sf_open_locked(dirfd, user, O_RDONLY | O_NONBLOCK, &rule, NULL, e);
 	else
-		fd = sf_openat(storefd, user, O_RDONLY | O_NONBLOCK, &record_rule, NULL, e);
+		fd = sf_openat(dirfd, user, O_RDONLY | O_NONBLOCK, &rule, NULL, e);
 	if (fd < 0)
 		return fd;
-	rc = sf_read_all(fd, TOTP_RECORD_MAX, &buf, &len, e);
-	if (rc == 0) {
-		rc = totp_record_parse(buf, len, r, e);
-		explicit_bzero(buf, len);
-		free(buf);
+	rc = sf_read_all(fd, max, buf, len, e);
+	if (rc < 0) {
+		close(fd);
+		return rc;
 	}
+	return fd;
+}
+
+int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
+		    struct totp_record *r, struct pst_err *e)
+{
+	char *buf;
+	size_t len;
+	int fd, rc;
+
+	totp_record_wipe(r);
+	fd = totp_store_load(storefd, user, TOTP_RECORD_MAX, lock, &buf, &len, e);
+	if (fd < 0)
+		return fd;
+	rc = totp_record_parse(buf, len, r, e);
+	explicit_bzero(buf, len);
+	free(buf);
 	if (rc < 0) {
 		pst_err_prefix(e, "%s", user);
 		close(fd);
@@ -226,6 +243,20 @@ int totp_store_create(int storefd, const char *user, const struct totp_record *r
 	return 0;
 }
 
+int totp_store_subdir(int storefd, const char *name, bool create, struct pst_err *e)
+{
+	int rc;
+
+	if (name[0] != '.' || !sf_is_component(name))
+		return pst_fail(e, EINVAL, "'%s' is not a dot name", name);
+	if (create) {
+		rc = mkdir_root_0700(storefd, name, e);
+		if (rc < 0)
+			return rc;
+	}
+	return sf_openat(storefd, name, O_RDONLY | O_DIRECTORY, &store_dir_rule, NULL, e);
+}
+
 static int attic_open(int storefd, struct pst_err *e)
 {
 	int rc = mkdir_root_0700(storefd, TOTP_ATTIC, e);
@@ -235,16 +266,22 @@ static int attic_open(int storefd, struct pst_err *e)
 	return sf_openat(storefd, TOTP_ATTIC, O_RDONLY | O_DIRECTORY, &store_dir_rule, NULL, e);
 }
 
-static int place_in_attic(int storefd, const char *user, int atticfd, const char *name,
+static int place_in_attic(int dirfd, const char *user, int atticfd, const char *name,
 			  bool move)
 {
 	if (move)
-		return renameat2(storefd, user, atticfd, name, RENAME_NOREPLACE) == 0 ? 0 : -errno;
-	return linkat(storefd, user, atticfd, name, 0) == 0 ? 0 : -errno;
+		return renameat2(dirfd, user, atticfd, name, RENAME_NOREPLACE) == 0 ? 0 : -errno;
+	return linkat(dirfd, user, atticfd, name, 0) == 0 ? 0 : -errno;
 }
 
 int totp_store_set_aside(int storefd, const char *user, const char *why, bool move,
 			 char *kept, size_t keptlen, struct pst_err *e)
+{
+	return totp_store_set_aside_in(storefd, storefd, user, why, move, kept, keptlen, e);
+}
+
+int totp_store_set_aside_in(int storefd, int dirfd, const char *user, const char *why,
+			    bool move, char *kept, size_t keptlen, struct pst_err *e)
 {
 	char name[128];
 	int atticfd;
@@ -262,10 +299,10 @@ int totp_store_set_aside(int storefd, const char *user, const char *why, bool mo
 		else
 			snprintf(name, sizeof(name), "%s.%s.%lld.%u", user, why,
 				 (long long)time(NULL), n);
-		rc = place_in_attic(storefd, user, atticfd, name, move);
+		rc = place_in_attic(dirfd, user, atticfd, name, move);
 	}
 	if (rc == 0)
-		rc = fsync(atticfd) == 0 && fsync(storefd) == 0 ? 0 : -errno;
+		rc = fsync(atticfd) == 0 && fsync(dirfd) == 0 ? 0 : -errno;
 	close(atticfd);
 	if (rc < 0)
 		return pst_fail(e, -rc, "%s: cannot keep the record aside: %s", user, strerror(-rc));

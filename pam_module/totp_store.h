@@ -37,6 +37,15 @@ int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
 		    struct totp_record *r, struct pst_err *e);
 
 /*
+ * Open dirfd/user (the store or one of its directories) as a record of at
+ * most max bytes, checked like every record, with its exclusive lock when
+ * lock is set, and read it into *buf (malloc'd, NUL-terminated; the caller
+ * wipes and frees it). Returns the open fd, or -errno.
+ */
+int totp_store_load(int dirfd, const char *user, size_t max, bool lock, char **buf,
+		    size_t *len, struct pst_err *e);
+
+/*
  * Take the exclusive lock of user's record without parsing it (to replace
  * an unreadable one). fd or -errno; -ENOENT when there is none.
  */
@@ -54,11 +63,22 @@ int totp_store_create(int storefd, const char *user, const struct totp_record *r
 		      struct pst_err *e);
 
 /*
+ * A directory of the store for records of another kind (".sk"): a dot name,
+ * root:root 0700 like the store, made when create is set. fd or -errno
+ * (-ENOENT when missing and not created).
+ */
+int totp_store_subdir(int storefd, const char *name, bool create, struct pst_err *e);
+
+/*
  * Keep the current record of user in <store>/.attic/<user>.<why>.<time>:
  * moved there (move true), or hard-linked so the name keeps working until
  * it is replaced. The attic name is written to kept (may be NULL).
  */
 int totp_store_set_aside(int storefd, const char *user, const char *why, bool move,
 			 char *kept, size_t keptlen, struct pst_err *e);
+
+/* The same for the record user in dirfd, a directory of the store (totp_store_subdir). */
+int totp_store_set_aside_in(int storefd, int dirfd, const char *user, const char *why,
+			    bool move, char *kept, size_t keptlen, struct pst_err *e);
 
 #endif

@@ -65,6 +65,13 @@ static const struct sshd_rule rules[] = {
 	  "a tun device would put a maintainer on this host's network" },
 	{ "allowagentforwarding", "AllowAgentForwarding", "no", NULL, SEV_WARNING, true,
 	  "a forwarded agent is a key for whoever controls this host" },
+	/* A warning: verify-required before each key in authorized_keys does the
+	 * same, and sshd -T cannot show that. */
+	{ "pubkeyauthoptions", "PubkeyAuthOptions", "verify-required",
+	  "touch-required verify-required", SEV_WARNING, false,
+	  "an enrolled security key (postern-totp enroll-key) admits without a code, and only "
+	  "sshd sees whether the device verified its owner's PIN or fingerprint (or put "
+	  "verify-required before each security key in authorized_keys)" },
 };
 
 struct report {

@@ -17,6 +17,7 @@ for line in \
 	"usepam yes" \
 	"pamservicename $service" \
 	"pubkeyauthentication yes" \
+	"pubkeyauthoptions verify-required" \
 	"passwordauthentication no" \
 	"kbdinteractiveauthentication yes" \
 	"permituserenvironment no" \

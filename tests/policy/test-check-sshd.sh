@@ -59,6 +59,7 @@ PermitUserEnvironment no
 AuthenticationMethods publickey,keyboard-interactive
 DisableForwarding yes
 PermitTunnel no
+PubkeyAuthOptions verify-required
 EOC
 	} >"$w/$name"
 }
@@ -70,6 +71,8 @@ config userenv "PermitUserEnvironment yes" "ForceCommand $shell"
 config other-command "ForceCommand /bin/sh"
 config no-command
 config forwarding "DisableForwarding no" "ForceCommand $shell"
+config no-verify "PubkeyAuthOptions none" "ForceCommand $shell"
+config touch-verify "PubkeyAuthOptions touch-required verify-required" "ForceCommand $shell"
 # The stock service: sshd under its own name, or PAMServiceName sshd.
 if [ "${service_line%% *}" = PAMServiceName ]; then
 	config stock-service "PAMServiceName sshd" "ForceCommand $shell"
@@ -132,6 +135,11 @@ expect "no ForceCommand, user shell postern-shell: no problems" 0 "0 problems, 0
 expect "forwarding on is a warning" 0 \
 	"warning: AllowTcpForwarding is yes, not no: a maintainer could reach this host's network through it" -- \
 	"${S[@]}" --config "$w/forwarding"
+expect "no PubkeyAuthOptions verify-required is a warning (security keys need it)" 0 \
+	"warning: PubkeyAuthOptions is none, not verify-required: an enrolled security key (postern-totp enroll-key) admits without a code, and only sshd sees whether the device verified its owner's PIN or fingerprint (or put verify-required before each security key in authorized_keys)" -- \
+	"${S[@]}" --config "$w/no-verify"
+expect "PubkeyAuthOptions touch-required verify-required: no warning" 0 "0 problems, 0 warnings" -- \
+	"${S[@]}" --config "$w/touch-verify"
 expect "options after --config, before the others" 1 "1 problem, 0 warnings" -- \
 	--config "$w/password" "${S[@]}"
 

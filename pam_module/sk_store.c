@@ -1,0 +1,107 @@
+/*
+ * The security-key records (sk_store.h), on the TOTP store's rules: no
+ * symlink followed, nothing unlinked but a temporary name of our own.
+ */
+#define _GNU_SOURCE   /* renameat2 */
+#include "sk_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "safefile.h"
+#include "text.h"
+#include "totp_store.h"
+
+static const struct sf_new record_new = { .mode = 0600, .uid = 0, .gid = 0 };
+
+int sk_store_open(int storefd, bool create, struct pst_err *e)
+{
+	return totp_store_subdir(storefd, SK_DIR, create, e);
+}
+
+int sk_store_read(int skfd, const char *user, int *fd_out, struct sk_record *r,
+		  struct pst_err *e)
+{
+	char *buf;
+	size_t len;
+	int fd, rc;
+
+	memset(r, 0, sizeof(*r));
+	fd = totp_store_load(skfd, user, SK_RECORD_MAX, fd_out != NULL, &buf, &len, e);
+	if (fd < 0)
+		return fd;
+	rc = sk_record_parse(buf, len, r, e);
+	free(buf);
+	if (rc < 0) {
+		pst_err_prefix(e, "%s/%s", SK_DIR, user);
+		close(fd);
+		return rc == -ENOENT ? -EINVAL : rc;
+	}
+	if (fd_out != NULL)
+		*fd_out = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+static int write_named(int skfd, const char *name, const struct sk_record *r,
+		       struct pst_err *e)
+{
+	char buf[SK_RECORD_MAX];
+	int len = sk_record_format(r, buf, sizeof(buf), e);
+
+	if (len < 0)
+		return len;
+	return sf_write_atomic(skfd, name, buf, (size_t)len, &record_new, e);
+}
+
+int sk_store_write(int skfd, const char *user, const struct sk_record *r, struct pst_err *e)
+{
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	return write_named(skfd, user, r, e);
+}
+
+int sk_store_create(int skfd, const char *user, const struct sk_record *r, struct pst_err *e)
+{
+	unsigned char rnd[8];
+	char name[128];
+	int err, rc;
+
+	if (!name_is_user(user))
+		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return pst_fail(e, EIO, "%s: cannot make a temporary name", user);
+	/* A dot name, which no user name can be. */
+	snprintf(name, sizeof(name), ".new.%s.%02x%02x%02x%02x%02x%02x%02x%02x", user, rnd[0],
+		 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	rc = write_named(skfd, name, r, e);
+	if (rc < 0)
+		return rc;
+	if (renameat2(skfd, name, skfd, user, RENAME_NOREPLACE) != 0) {
+		err = errno;
+		unlinkat(skfd, name, 0);
+		if (err == EEXIST)
+			return pst_fail(e, EEXIST, "%s: has security keys already", user);
+		return pst_fail(e, err, "%s: cannot put the new record in place: %s", user,
+				strerror(err));
+	}
+	if (fsync(skfd) != 0)
+		return pst_fail(e, errno, "%s: written, but syncing the store failed: %s", user,
+				strerror(errno));
+	return 0;
+}
+
+int sk_store_keep(int storefd, int skfd, const char *user, const char *why, char *kept,
+		  size_t keptlen, struct pst_err *e)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "sk-%s", why);
+	return totp_store_set_aside_in(storefd, skfd, user, label, false, kept, keptlen, e);
+}
