@@ -2,7 +2,6 @@
  * The security-key records (sk_store.h), on the TOTP store's rules: no
  * symlink followed, nothing unlinked but a temporary name of our own.
  */
-#define _GNU_SOURCE   /* renameat2 */
 #include "sk_store.h"
 
 #include <errno.h>
@@ -10,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "safefile.h"
@@ -69,32 +67,19 @@ int sk_store_write(int skfd, const char *user, const struct sk_record *r, struct
 
 int sk_store_create(int skfd, const char *user, const struct sk_record *r, struct pst_err *e)
 {
-	unsigned char rnd[8];
-	char name[128];
-	int err, rc;
+	char name[128], exists[128];
+	int rc;
 
 	if (!name_is_user(user))
 		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return pst_fail(e, EIO, "%s: cannot make a temporary name", user);
-	/* A dot name, which no user name can be. */
-	snprintf(name, sizeof(name), ".new.%s.%02x%02x%02x%02x%02x%02x%02x%02x", user, rnd[0],
-		 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	rc = totp_store_new_name(user, name, sizeof(name), e);
+	if (rc < 0)
+		return rc;
 	rc = write_named(skfd, name, r, e);
 	if (rc < 0)
 		return rc;
-	if (renameat2(skfd, name, skfd, user, RENAME_NOREPLACE) != 0) {
-		err = errno;
-		unlinkat(skfd, name, 0);
-		if (err == EEXIST)
-			return pst_fail(e, EEXIST, "%s: has security keys already", user);
-		return pst_fail(e, err, "%s: cannot put the new record in place: %s", user,
-				strerror(err));
-	}
-	if (fsync(skfd) != 0)
-		return pst_fail(e, errno, "%s: written, but syncing the store failed: %s", user,
-				strerror(errno));
-	return 0;
+	snprintf(exists, sizeof(exists), "%s: has security keys already", user);
+	return totp_store_put_new(skfd, name, user, exists, e);
 }
 
 int sk_store_keep(int storefd, int skfd, const char *user, const char *why, char *kept,

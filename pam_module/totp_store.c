@@ -202,45 +202,54 @@ int totp_store_write(int storefd, const char *user, const struct totp_record *r,
 }
 
 /* A dot name, which no user name can be: neither the module nor list reads it. */
-static int new_record_name(const char *user, char *buf, size_t len)
+int totp_store_new_name(const char *user, char *buf, size_t len, struct pst_err *e)
 {
 	unsigned char rnd[8];
 	int n;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return -EIO;
+		return pst_fail(e, EIO, "%s: cannot make a temporary name", user);
 	n = snprintf(buf, len, ".new.%s.%02x%02x%02x%02x%02x%02x%02x%02x", user, rnd[0], rnd[1],
 		     rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+	if (n <= 0 || (size_t)n >= len)
+		return pst_fail(e, ENAMETOOLONG, "%s: cannot make a temporary name", user);
+	return 0;
+}
+
+int totp_store_put_new(int dirfd, const char *tmpname, const char *user, const char *exists,
+		       struct pst_err *e)
+{
+	int err;
+
+	if (renameat2(dirfd, tmpname, dirfd, user, RENAME_NOREPLACE) != 0) {
+		err = errno;
+		unlinkat(dirfd, tmpname, 0);
+		if (err == EEXIST)
+			return pst_fail(e, EEXIST, "%s", exists);
+		return pst_fail(e, err, "%s: cannot put the new record in place: %s", user,
+				strerror(err));
+	}
+	if (fsync(dirfd) != 0)
+		return pst_fail(e, errno, "%s: written, but syncing the store failed: %s", user,
+				strerror(errno));
+	return 0;
 }
 
 int totp_store_create(int storefd, const char *user, const struct totp_record *r,
 		      struct pst_err *e)
 {
 	char name[128];
-	int err;
 	int rc;
 
 	if (!name_is_user(user))
 		return pst_fail(e, EINVAL, "'%s' is not a valid user name", user);
-	rc = new_record_name(user, name, sizeof(name));
+	rc = totp_store_new_name(user, name, sizeof(name), e);
 	if (rc < 0)
-		return pst_fail(e, -rc, "%s: cannot make a temporary name", user);
+		return rc;
 	rc = write_record(storefd, name, r, e);
 	if (rc < 0)
 		return rc;
-	if (renameat2(storefd, name, storefd, user, RENAME_NOREPLACE) != 0) {
-		err = errno;
-		unlinkat(storefd, name, 0);
-		if (err == EEXIST)
-			return pst_fail(e, EEXIST, "already enrolled");
-		return pst_fail(e, err, "%s: cannot put the new record in place: %s", user,
-				strerror(err));
-	}
-	if (fsync(storefd) != 0)
-		return pst_fail(e, errno, "%s: written, but syncing the store failed: %s", user,
-				strerror(errno));
-	return 0;
+	return totp_store_put_new(storefd, name, user, "already enrolled", e);
 }
 
 int totp_store_subdir(int storefd, const char *name, bool create, struct pst_err *e)

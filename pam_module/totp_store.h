@@ -70,6 +70,15 @@ int totp_store_create(int storefd, const char *user, const struct totp_record *r
 int totp_store_subdir(int storefd, const char *name, bool create, struct pst_err *e);
 
 /*
+ * For a first record of another kind: a temporary dot name for user's new
+ * record in buf, and putting the written one in place as user only if there
+ * is none (-EEXIST, with the message exists), then syncing dirfd.
+ */
+int totp_store_new_name(const char *user, char *buf, size_t len, struct pst_err *e);
+int totp_store_put_new(int dirfd, const char *tmpname, const char *user, const char *exists,
+		       struct pst_err *e);
+
+/*
  * Keep the current record of user in <store>/.attic/<user>.<why>.<time>:
  * moved there (move true), or hard-linked so the name keeps working until
  * it is replaced. The attic name is written to kept (may be NULL).
