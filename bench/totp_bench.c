@@ -7,12 +7,20 @@
  *                            users file) and DIR/ga/<user> (one
  *                            google-authenticator secret file per user,
  *                            TOTP, DISALLOW_REUSE, a window of +-10 steps)
- *   totp_bench codes N       "user code" lines for the timed logins: 10
+ *   totp_bench sk-setup STORE N
+ *                            each of the N users of the postern store STORE
+ *                            (a copy of DIR/totp) also gets a security key:
+ *                            STORE/.sk/<user> with one sk-ssh-ed25519 key,
+ *                            written by the library's sk_store_create, as
+ *                            postern-totp enroll-key leaves it
+ *   totp_bench codes N       "user code key" lines for the timed logins: 10
  *                            users spread over the N (the last one included,
  *                            pam_oath's worst case), each with the codes of
  *                            19 successive time steps (now-8 ... now+10),
  *                            so every login is a fresh, valid code for all
- *                            three modules (window=10 or WINDOW_SIZE 21)
+ *                            three modules (window=10 or WINDOW_SIZE 21),
+ *                            and the base64 blob of the user's security key
+ *                            (what sshd puts in SSH_AUTH_INFO_0)
  *
  * Each store looks as its own enrolment tool leaves it: a postern record
  * holds 10 recovery codes, hashed with yescrypt (postern-totp enroll), a
@@ -26,6 +34,7 @@
 #include <errno.h>
 #include <liboath/oath.h>
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +42,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sk_store.h"
+#include "ssh_key.h"
 #include "totp_store.h"
 #include "totp_verify.h"
 
 #define SAMPLE_USERS 10
 #define STEPS_BEFORE 8
 #define STEPS_AFTER 10
+#define SK_TYPE "sk-ssh-ed25519@openssh.com"
+/* OpenSSH's default application for a key made by ssh-keygen -t ed25519-sk. */
+#define SK_APPLICATION "ssh:"
+/* string type, string public key (32), string application: 74 bytes. */
+#define SK_BLOB_LEN (4 + sizeof(SK_TYPE) - 1 + 4 + 32 + 4 + sizeof(SK_APPLICATION) - 1)
+#define SK_B64_MAX (4 * ((SK_BLOB_LEN + 2) / 3) + 1)
 
 static void user_name(char *buf, size_t len, unsigned i)
 {
@@ -52,6 +69,49 @@ static void user_secret(unsigned i, unsigned char out[20])
 
 	snprintf(seed, sizeof(seed), "postern-bench-%u", i);
 	EVP_Digest(seed, strlen(seed), out, &n, EVP_sha1(), NULL);
+}
+
+static unsigned char *put_string(unsigned char *p, const void *s, uint32_t len)
+{
+	p[0] = (unsigned char)(len >> 24);
+	p[1] = (unsigned char)(len >> 16);
+	p[2] = (unsigned char)(len >> 8);
+	p[3] = (unsigned char)len;
+	memcpy(p + 4, s, len);
+	return p + 4 + len;
+}
+
+/*
+ * User i's security key as sshd shows it: the base64 of an OpenSSH
+ * sk-ssh-ed25519@openssh.com public key blob, the public half of the
+ * Ed25519 key whose seed is SHA-256 of the user number.
+ */
+static int user_sk_key(unsigned i, char b64[SK_B64_MAX])
+{
+	unsigned char seed[32];
+	unsigned char pub[32];
+	unsigned char blob[SK_BLOB_LEN];
+	unsigned char *p = blob;
+	char name[32];
+	unsigned int n = 0;
+	size_t publen = sizeof(pub);
+	EVP_PKEY *k;
+	int ok;
+
+	snprintf(name, sizeof(name), "postern-bench-sk-%u", i);
+	if (EVP_Digest(name, strlen(name), seed, &n, EVP_sha256(), NULL) != 1)
+		return -1;
+	k = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, sizeof(seed));
+	ok = k != NULL && EVP_PKEY_get_raw_public_key(k, pub, &publen) == 1 && publen == 32;
+	EVP_PKEY_free(k);
+	if (!ok)
+		return -1;
+	p = put_string(p, SK_TYPE, sizeof(SK_TYPE) - 1);
+	p = put_string(p, pub, sizeof(pub));
+	p = put_string(p, SK_APPLICATION, sizeof(SK_APPLICATION) - 1);
+	if ((size_t)(p - blob) != sizeof(blob))
+		return -1;
+	return EVP_EncodeBlock((unsigned char *)b64, blob, (int)sizeof(blob)) > 0 ? 0 : -1;
 }
 
 /* google-authenticator wants the file owned by the user= account (root), 0400. */
@@ -154,12 +214,58 @@ static int setup(const char *dir, unsigned n)
 	return fclose(oath) == 0 ? 0 : 1;
 }
 
+/* One security key per user, as postern-totp enroll-key records it. */
+static int sk_setup(const char *store, unsigned n)
+{
+	char b64[SK_B64_MAX];
+	char user[32];
+	struct sk_record r;
+	struct pst_err e;
+	int storefd;
+	int skfd;
+	unsigned i;
+
+	storefd = totp_store_open(store, &e);
+	if (storefd < 0) {
+		fprintf(stderr, "totp_bench: %s\n", e.msg);
+		return 1;
+	}
+	skfd = sk_store_open(storefd, true, &e);
+	close(storefd);
+	if (skfd < 0) {
+		fprintf(stderr, "totp_bench: %s/%s: %s\n", store, SK_DIR, e.msg);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		if (user_sk_key(i, b64) < 0) {
+			fprintf(stderr, "totp_bench: libcrypto cannot make an Ed25519 key\n");
+			close(skfd);
+			return 1;
+		}
+		user_name(user, sizeof(user), i);
+		snprintf(r.keys[0].type, sizeof(r.keys[0].type), "%s", SK_TYPE);
+		snprintf(r.keys[0].comment, sizeof(r.keys[0].comment), "%s@bench", user);
+		r.keys[0].created = time(NULL);
+		r.nkeys = 1;
+		if (ssh_key_fingerprint(SK_TYPE, b64, r.keys[0].fpr, &e) < 0 ||
+		    sk_store_create(skfd, user, &r, &e) < 0) {
+			fprintf(stderr, "totp_bench: %s: %s\n", user, e.msg);
+			close(skfd);
+			return 1;
+		}
+	}
+	close(skfd);
+	return 0;
+}
+
 /* Step by step, user by user: each user's codes come in rising time steps. */
 static int codes(unsigned n)
 {
 	unsigned char secret[20];
 	char user[32];
 	char code[16];
+	char sk[SK_B64_MAX];
 	time_t start = time(NULL);
 	int step;
 	unsigned u;
@@ -173,9 +279,10 @@ static int codes(unsigned n)
 			user_name(user, sizeof(user), u);
 			user_secret(u, secret);
 			if (oath_totp_generate((const char *)secret, sizeof(secret),
-					       start + step * 30, 30, 0, 6, code) != OATH_OK)
+					       start + step * 30, 30, 0, 6, code) != OATH_OK ||
+			    user_sk_key(u, sk) < 0)
 				return 1;
-			printf("%s %s\n", user, code);
+			printf("%s %s %s\n", user, code, sk);
 		}
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
@@ -185,8 +292,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "setup") == 0)
 		return setup(argv[2], (unsigned)atoi(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "sk-setup") == 0)
+		return sk_setup(argv[2], (unsigned)atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "codes") == 0)
 		return codes((unsigned)atoi(argv[2]));
-	fprintf(stderr, "usage: totp_bench setup DIR N | codes N\n");
+	fprintf(stderr, "usage: totp_bench setup DIR N | sk-setup STORE N | codes N\n");
 	return 2;
 }

@@ -3,7 +3,14 @@
  * and must never be more than a benchmark (it answers any prompt with the
  * code it was given).
  *
- *   totp_login_bench CODES FLOOR_SERVICE SERVICE...
+ *   totp_login_bench CODES FLOOR_SERVICE [sk:]SERVICE...
+ *
+ * CODES has "user code key" lines (totp_bench codes). A login names as the
+ * key sshd accepted (SSH_AUTH_INFO_0) a plain ssh-ed25519 key, the same for
+ * every user; a service given as sk:NAME logs in through the service NAME
+ * with the user's security key instead (key: the base64 of its
+ * sk-ssh-ed25519 blob), which pam_postern admits without a prompt, so any
+ * prompt there fails the login rather than being answered.
  *
  * Each login is what sshd makes of a connection: a fork of the listener that
  * re-executes itself (this program, with --login), links libcrypto and
@@ -41,26 +48,36 @@
 
 #define LOGINS_MAX 1000
 #define SERVICES_MAX 8
+#define SK_PREFIX "sk:"
+/* Any plain key: what sshd reports for a login with one. */
+#define PLAIN_KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
+#define SK_KEY_TYPE "sk-ssh-ed25519@openssh.com"
 
 struct login {
 	char user[NAME_USER_MAX + 1];
 	char code[16];
+	char sk[128];    /* base64 of the user's security key blob */
 };
 
 struct series {
 	const char *service;
+	bool sk;         /* logs in with the user's security key */
 	double wall[LOGINS_MAX];
 	double cpu[LOGINS_MAX];
 	double faults[LOGINS_MAX];
 	unsigned failed;
 };
 
+/* Any prompt answered with the code; with no code (a security-key login), refused. */
 static int answer(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
 {
 	const char *code = data;
-	struct pam_response *r = calloc((size_t)n, sizeof(*r));
+	struct pam_response *r;
 	int i;
 
+	if (code == NULL)
+		return PAM_CONV_ERR;
+	r = calloc((size_t)n, sizeof(*r));
 	if (r == NULL)
 		return PAM_BUF_ERR;
 	for (i = 0; i < n; i++)
@@ -90,24 +107,33 @@ static int authenticate_in_fork(pam_handle_t *h)
 }
 
 /* The re-executed process: what sshd's monitor does for one keyboard-interactive login. */
-/* Whether user and code fit l whole: a cut name would log in as someone else. */
-static bool login_set(struct login *l, const char *user, const char *code)
+/* Whether user, code and key fit l whole: a cut name would log in as someone else. */
+static bool login_set(struct login *l, const char *user, const char *code, const char *sk)
 {
 	size_t ulen = strlen(user);
 	size_t clen = strlen(code);
+	size_t klen = strlen(sk);
 
-	if (ulen >= sizeof(l->user) || clen >= sizeof(l->code))
+	if (ulen >= sizeof(l->user) || clen >= sizeof(l->code) || klen >= sizeof(l->sk))
 		return false;
 	memcpy(l->user, user, ulen + 1);
 	memcpy(l->code, code, clen + 1);
+	memcpy(l->sk, sk, klen + 1);
 	return true;
 }
 
-static void login_child(const char *service, const struct login *l)
+/* With sk, the user's security key is the key sshd accepted, and no code is given. */
+static void login_child(const char *service, const struct login *l, bool sk)
 {
-	struct pam_conv conv = { answer, (void *)l->code };
+	struct pam_conv conv = { answer, sk ? NULL : (void *)l->code };
+	char info[sizeof("SSH_AUTH_INFO_0=publickey ") + sizeof(SK_KEY_TYPE) + sizeof(l->sk)];
 	pam_handle_t *h = NULL;
 	int rc;
+
+	if (sk)
+		snprintf(info, sizeof(info), "SSH_AUTH_INFO_0=publickey %s %s", SK_KEY_TYPE, l->sk);
+	else
+		snprintf(info, sizeof(info), "SSH_AUTH_INFO_0=publickey %s", PLAIN_KEY);
 
 	/* sshd's monitor looks the user up before it starts PAM (getpwnamallow),
 	 * so NSS is loaded and has read passwd once when the modules run. */
@@ -116,7 +142,7 @@ static void login_child(const char *service, const struct login *l)
 	if (pam_start(service, l->user, &conv, &h) != PAM_SUCCESS)
 		_exit(2);
 	pam_set_item(h, PAM_RHOST, "192.0.2.7");
-	pam_putenv(h, "SSH_AUTH_INFO_0=publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT");
+	pam_putenv(h, info);
 	pam_putenv(h, "SSH_CONNECTION=192.0.2.7 50122 192.0.2.1 22");
 	rc = authenticate_in_fork(h);
 	pam_end(h, rc);
@@ -137,10 +163,11 @@ static double tv_us(struct timeval tv)
 }
 
 /* As sshd re-executes itself for a connection: a fresh image, no environment. */
-static void reexec_login(const char *service, const struct login *l)
+static void reexec_login(const struct series *s, const struct login *l)
 {
-	char *const argv[] = { "totp_login_bench", "--login", (char *)service,
-			       (char *)l->user, (char *)l->code, NULL };
+	char *const argv[] = { "totp_login_bench", s->sk ? "--login-sk" : "--login",
+			       (char *)s->service, (char *)l->user, (char *)l->code,
+			       (char *)l->sk, NULL };
 	char *const envp[] = { NULL };
 
 	execve("/proc/self/exe", argv, envp);
@@ -148,15 +175,16 @@ static void reexec_login(const char *service, const struct login *l)
 }
 
 /* The re-executed child: libcrypto initialised as by OpenSSH's ssh_libcrypto_init(). */
-static int login_process(const char *service, const char *user, const char *code)
+static int login_process(const char *service, const char *user, const char *code,
+			 const char *sk_key, bool sk)
 {
 	struct login l;
 
-	if (!login_set(&l, user, code))
+	if (!login_set(&l, user, code, sk_key))
 		return 2;
 	OPENSSL_init_crypto(OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS |
 			    OPENSSL_INIT_LOAD_CONFIG, NULL);
-	login_child(service, &l);
+	login_child(service, &l, sk);
 	return 2;
 }
 
@@ -172,7 +200,7 @@ static int timed_login(struct series *s, const struct login *l, size_t i)
 	if (pid < 0)
 		return -1;
 	if (pid == 0)
-		reexec_login(s->service, l);
+		reexec_login(s, l);
 	if (wait4(pid, &status, 0, &ru) != pid)
 		return -1;
 	s->wall[i] = now_us() - w0;
@@ -215,7 +243,7 @@ static double median_over(const double *v, const double *floor, size_t n)
 	return median(d, n);
 }
 
-/* Up to LOGINS_MAX "user code" lines; 0 (and a message) when one is not that. */
+/* Up to LOGINS_MAX "user code key" lines; 0 (and a message) when one is not that. */
 static size_t read_logins(const char *path, struct login *l)
 {
 	FILE *f = fopen(path, "re");
@@ -225,6 +253,7 @@ static size_t read_logins(const char *path, struct login *l)
 	char *save;
 	char *user;
 	char *code;
+	char *sk;
 
 	if (f == NULL)
 		return 0;
@@ -232,10 +261,11 @@ static size_t read_logins(const char *path, struct login *l)
 		save = NULL;
 		user = strtok_r(line, " \t\n", &save);
 		code = strtok_r(NULL, " \t\n", &save);
-		if (user == NULL || code == NULL || strtok_r(NULL, " \t\n", &save) != NULL ||
-		    !login_set(&l[n], user, code)) {
-			fprintf(stderr, "totp_login_bench: %s:%zu: not \"user code\" with a user of at most %d bytes and a code of at most %zu\n",
-				path, n + 1, NAME_USER_MAX, sizeof(l->code) - 1);
+		sk = strtok_r(NULL, " \t\n", &save);
+		if (user == NULL || code == NULL || sk == NULL ||
+		    strtok_r(NULL, " \t\n", &save) != NULL || !login_set(&l[n], user, code, sk)) {
+			fprintf(stderr, "totp_login_bench: %s:%zu: not \"user code key\" with a user of at most %d bytes, a code of at most %zu and a key of at most %zu\n",
+				path, n + 1, NAME_USER_MAX, sizeof(l->code) - 1, sizeof(l->sk) - 1);
 			n = 0;
 			break;
 		}
@@ -255,10 +285,11 @@ int main(int argc, char **argv)
 	size_t i;
 	size_t k;
 
-	if (argc == 5 && strcmp(argv[1], "--login") == 0)
-		return login_process(argv[2], argv[3], argv[4]);
+	if (argc == 6 && (strcmp(argv[1], "--login") == 0 || strcmp(argv[1], "--login-sk") == 0))
+		return login_process(argv[2], argv[3], argv[4], argv[5],
+				     strcmp(argv[1], "--login-sk") == 0);
 	if (argc < 4 || nsvc > SERVICES_MAX) {
-		fprintf(stderr, "usage: totp_login_bench CODES FLOOR_SERVICE SERVICE...\n");
+		fprintf(stderr, "usage: totp_login_bench CODES FLOOR_SERVICE [sk:]SERVICE...\n");
 		return 2;
 	}
 	n = read_logins(argv[1], logins);
@@ -266,8 +297,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "totp_login_bench: %s: no logins to time\n", argv[1]);
 		return 1;
 	}
-	for (k = 0; k < nsvc; k++)
-		s[k].service = argv[k + 2];
+	for (k = 0; k < nsvc; k++) {
+		s[k].sk = strncmp(argv[k + 2], SK_PREFIX, strlen(SK_PREFIX)) == 0;
+		s[k].service = argv[k + 2] + (s[k].sk ? strlen(SK_PREFIX) : 0);
+	}
 	for (i = 0; i < n; i++)
 		for (k = 0; k < nsvc; k++)
 			if (timed_login(&s[(i + k) % nsvc], &logins[i], i) < 0) {

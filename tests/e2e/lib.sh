@@ -322,6 +322,18 @@ EOF
 		"$(cut -d' ' -f1-2 "$E2E_ROOT/ssh/host_ed25519.pub")" >"$E2E_ROOT/client/known_hosts"
 }
 
+# e2e_sshd_match_add LINE...: LINEs added to the uploaders' Match block (the
+# last block e2e_write_sshd_config writes), and the result checked by sshd -t.
+# After e2e_setup, before e2e_start.
+e2e_sshd_match_add() {
+	local line
+	for line in "$@"; do
+		printf '\t%s\n' "$line"
+	done >>"$E2E_ROOT/ssh/sshd_config"
+	"$E2E_ROOT/sbin/$E2E_PAM_SERVICE" -t -f "$E2E_ROOT/ssh/sshd_config" ||
+		e2e_die "sshd refuses the configuration with: $*"
+}
+
 # --- processes -----------------------------------------------------------------
 
 e2e_wait_for() {
