@@ -372,8 +372,9 @@ static bool proof_name(char *name, size_t len, pid_t monitor)
 }
 
 /*
- * Records are named by pid, so there are never more than there are pids;
- * those whose process is gone are removed here, which keeps the directory
+ * Records are named by pid (handoffs by pid and LOGIN_HANDOFF_SUFFIX), so
+ * there are never more than twice as many as there are pids; those whose
+ * process is gone are removed here, which keeps the directory
  * at about the number of open connections. getdents64 on the stack: this
  * runs in sshd's PAM child, where a heap buffer costs page faults.
  */
@@ -389,7 +390,9 @@ static void sweep_gone(int dirfd)
 			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
 
 			off += d->d_reclen;
-			if (!parse_decimal(d->d_name, strlen(d->d_name), INT_MAX, &pid) || pid < 2)
+			if (!parse_decimal(d->d_name, strcspn(d->d_name, "."), INT_MAX, &pid) ||
+			    pid < 2 || (strchr(d->d_name, '.') != NULL &&
+					strcmp(strchr(d->d_name, '.'), LOGIN_HANDOFF_SUFFIX) != 0))
 				continue;
 			if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 				unlinkat(dirfd, d->d_name, 0);
@@ -490,10 +493,12 @@ static enum login_proof_verdict proof_compare(const struct login_proof *p, pid_t
 }
 
 static enum login_proof_verdict check_monitor(const char *dir, pid_t monitor, uid_t uid,
-					      const char *connection, struct pst_err *why)
+					      const char *connection, struct login_proof *out,
+					      struct pst_err *why)
 {
 	char buf[LOGIN_PROOF_MAX + 1];
-	struct login_proof p;
+	struct login_proof local;
+	struct login_proof *p = out != NULL ? out : &local;
 	struct pst_err e = { "" };
 	enum login_proof_verdict v;
 	size_t len = 0;
@@ -501,9 +506,9 @@ static enum login_proof_verdict check_monitor(const char *dir, pid_t monitor, ui
 	v = proof_read(dir, monitor, buf, sizeof(buf), &len, why);
 	if (v != LOGIN_PROOF_VALID)
 		return v;
-	if (login_proof_parse(buf, len, &p, &e) < 0)
+	if (login_proof_parse(buf, len, p, &e) < 0)
 		return verdict(LOGIN_PROOF_MISMATCH, why, "the login proof %s/%ld: %s", dir, (long)monitor, e.msg);
-	return proof_compare(&p, monitor, uid, connection, why);
+	return proof_compare(p, monitor, uid, connection, why);
 }
 
 /* The executable process pid runs, resolved: into out, or false. */
@@ -538,7 +543,8 @@ static bool parent_is_login_shell(pid_t parent, const char *login_shell)
 }
 
 enum login_proof_verdict login_proof_check(const char *dir, uid_t uid, const char *connection,
-					   const char *login_shell, struct pst_err *why)
+					   const char *login_shell, struct login_proof *out,
+					   struct pst_err *why)
 {
 	unsigned long long start;
 	struct pst_err e = { "" };
@@ -556,5 +562,66 @@ enum login_proof_verdict login_proof_check(const char *dir, uid_t uid, const cha
 		return verdict(LOGIN_PROOF_ERROR, why, "cannot find this connection's sshd process: %s", e.msg);
 	if (monitor < 2)
 		return verdict(LOGIN_PROOF_MISSING, why, "this process was not started by an sshd session");
-	return check_monitor(dir, monitor, uid, connection, why);
+	return check_monitor(dir, monitor, uid, connection, out, why);
+}
+
+/* DIR/<monitor>.enrol */
+static bool handoff_name(char *name, size_t len, pid_t monitor)
+{
+	int n = snprintf(name, len, "%ld" LOGIN_HANDOFF_SUFFIX, (long)monitor);
+
+	return n > 0 && (size_t)n < len;
+}
+
+int login_handoff_write(const char *dir, pid_t monitor, uid_t uid, const char *text,
+			size_t len, struct pst_err *e)
+{
+	const struct sf_new how = { .mode = 0400, .uid = uid, .gid = 0 };
+	char name[32];
+	int fd;
+	int rc;
+
+	if (len > LOGIN_HANDOFF_MAX || !handoff_name(name, sizeof(name), monitor))
+		return pst_fail(e, EINVAL, "the enrolment handoff does not fit in %d bytes",
+				LOGIN_HANDOFF_MAX);
+	fd = proof_dir_create(dir, e);
+	if (fd < 0)
+		return fd;
+	rc = sf_write_atomic(fd, name, text, len, &how, e);
+	close(fd);
+	if (rc < 0)
+		pst_err_prefix(e, "%s", dir);
+	return rc;
+}
+
+int login_handoff_read(const char *dir, pid_t monitor, uid_t uid, char *buf, size_t buflen,
+		       size_t *len, struct pst_err *e)
+{
+	const struct sf_rule dir_rule = {
+		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
+	};
+	const struct sf_rule file_rule = {
+		.type = S_IFREG, .uid = uid, .gid = SF_ANY_GID, .forbid = 077,
+		.max_size = LOGIN_HANDOFF_MAX,
+	};
+	char name[32];
+	ssize_t n;
+	int dirfd;
+	int fd;
+
+	if (!handoff_name(name, sizeof(name), monitor))
+		return pst_fail(e, EINVAL, "bad sshd process id %ld", (long)monitor);
+	dirfd = sf_open_dir_path(dir, &dir_rule, SF_TRUSTED_PATH | SF_PATH_ONLY, e);
+	if (dirfd < 0)
+		return dirfd;
+	fd = sf_openat(dirfd, name, O_RDONLY, &file_rule, NULL, e);
+	close(dirfd);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, buflen);
+	close(fd);
+	if (n < 0)
+		return pst_fail(e, errno, "%s/%s: cannot read: %s", dir, name, strerror(errno));
+	*len = (size_t)n;
+	return 0;
 }

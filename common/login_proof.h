@@ -108,6 +108,27 @@ int login_proof_write(const char *dir, const struct login_proof *p, struct pst_e
  * and connection, unexpired. why says what was wrong, for the refusal.
  */
 enum login_proof_verdict login_proof_check(const char *dir, uid_t uid, const char *connection,
-					   const char *login_shell, struct pst_err *why);
+					   const char *login_shell, struct login_proof *out,
+					   struct pst_err *why);
+
+/*
+ * The enrolment handoff: what pam_postern, after an invite login or the
+ * login that completed an invited enrolment, leaves for postern-shell to
+ * show that session's user once (rshell/enrol.h: the new secret's URI, or
+ * the new recovery codes). DIR/<monitor pid>.enrol, the user's own, mode
+ * 0400, in the proofs' root-owned directory: the user can read it and not
+ * change it; it goes when its sshd process does, as a proof does. Unlike a
+ * proof it holds a secret, the user's own.
+ */
+#define LOGIN_HANDOFF_SUFFIX ".enrol"
+#define LOGIN_HANDOFF_MAX 2048
+
+/* Write text (len bytes) as the handoff of monitor's login, owned by uid. Root only. */
+int login_handoff_write(const char *dir, pid_t monitor, uid_t uid, const char *text,
+			size_t len, struct pst_err *e);
+
+/* Read monitor's handoff, which must be uid's and no one else's: 0, -ENOENT, or -errno. */
+int login_handoff_read(const char *dir, pid_t monitor, uid_t uid, char *buf, size_t buflen,
+		       size_t *len, struct pst_err *e);
 
 #endif

@@ -31,40 +31,12 @@
 #include "audit.h"
 #include "login_proof.h"
 #include "pam_cfg.h"
+#include "pam_login.h"
 #include "sk_store.h"
 #include "ssh_key.h"
 #include "text.h"
 #include "totp_store.h"
 #include "totp_verify.h"
-
-#define PROMPT "Verification code: "
-
-/*
- * What a step returns to let the next one run. It is not a PAM code, so a
- * step can never let the login through by returning 0 (PAM_SUCCESS).
- */
-#define PROCEED (-1)
-
-/* Compiles to a test of cfg->debug; never pass it a code or a secret. */
-#define debug_log(l, fmt, ...) do { \
-	if ((l)->cfg.debug) \
-		pam_syslog((l)->pamh, LOG_DEBUG, "%s:%d (%s): " fmt, __FILE_NAME__, __LINE__, \
-			   __func__, ##__VA_ARGS__); \
-} while (0)
-
-struct login {
-	pam_handle_t *pamh;
-	struct pam_cfg cfg;
-	struct audit_session session;
-	const char *user;
-	const char *service;
-	const char *rhost;
-	struct ssh_keys keys;          /* keys sshd accepted for this connection */
-	const char *key;               /* the one we logged and, if bound, matched */
-	struct totp_record rec;
-	int storefd;
-	bool has_sk;                   /* security keys are enrolled: not "unenrolled" */
-};
 
 /*
  * The line pam_syslog() writes, "pam_postern(SERVICE:auth): RECORD" at
@@ -82,7 +54,7 @@ static void audit_to_syslog(int priority, const char *record, void *arg)
 	       record);
 }
 
-static int refuse(struct login *l, const char *reason, const char *detail, int pam_rc)
+int refuse(struct login *l, const char *reason, const char *detail, int pam_rc)
 {
 	char failures[16];
 
@@ -140,7 +112,7 @@ static int key_binding(struct login *l)
 		      PAM_AUTH_ERR);
 }
 
-static int ask_code(struct login *l, char *code, size_t codelen)
+int ask_code(struct login *l, char *code, size_t codelen)
 {
 	const struct pam_message msg = { .msg_style = PAM_PROMPT_ECHO_OFF, .msg = PROMPT };
 	const struct pam_message *msgs[1] = { &msg };
@@ -191,7 +163,7 @@ static void lockout_record(struct login *l)
  * shell will find as its grandparent. Without SSH_CONNECTION this is no ssh
  * login and no shell will ask; the shell refuses sessions without a proof.
  */
-static int proof_leave(struct login *l, const char *method)
+int proof_leave(struct login *l, const char *method)
 {
 	const char *connection = pam_getenv(l->pamh, "SSH_CONNECTION");
 	struct pst_err e = { "" };
@@ -272,7 +244,10 @@ static int security_key(struct login *l)
 	if (k != NULL)
 		return rc < 0 ? refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL)
 			      : sk_accepted(l, k);
-	if (l->cfg.require_sk || (rc == 0 && sk.require))
+	/* Without a key record the user may still be invited to register one
+	 * (pam_invite.c): enrolled_user() refuses every other way in. */
+	l->sk_required = l->cfg.require_sk && rc == -ENOENT;
+	if ((l->cfg.require_sk || (rc == 0 && sk.require)) && !l->sk_required)
 		return refuse(l, "security_key_required",
 			      "the key sshd accepted is not one of the user's security keys",
 			      PAM_AUTH_ERR);
@@ -295,7 +270,7 @@ static int accepted(struct login *l, enum totp_verdict v, const struct totp_outc
 	return PAM_SUCCESS;
 }
 
-static int verdict_answer(struct login *l, enum totp_verdict v, const struct totp_outcome *o)
+int verdict_answer(struct login *l, enum totp_verdict v, const struct totp_outcome *o)
 {
 	if (o->lockout_started)
 		lockout_record(l);
@@ -364,10 +339,23 @@ static int enrolled_user(struct login *l)
 	int rc;
 
 	rc = totp_store_read(l->storefd, l->user, false, NULL, &l->rec, &e);
+	if (rc == 0 && l->sk_required)
+		return refuse(l, "security_key_required",
+			      "the key sshd accepted is not one of the user's security keys",
+			      PAM_AUTH_ERR);
 	if (rc == -ENOENT && l->has_sk)
 		return refuse(l, "security_key_required",
 			      "no TOTP enrolment, and the key sshd accepted is not one of the "
 			      "user's security keys", PAM_AUTH_ERR);
+	if (rc == -ENOENT) {
+		int step = invite_step(l);
+
+		if (step != PROCEED)
+			return step;
+	}
+	if (rc == -ENOENT && l->sk_required)
+		return refuse(l, "security_key_required",
+			      "no security key enrolled and no invite to register one", PAM_AUTH_ERR);
 	if (rc == -ENOENT && l->cfg.nullok) {
 		audit_emit(LOG_INFO, "login_skip", &l->session, "service", l->service,
 			   "reason", "not_enrolled", "rhost", l->rhost, NULL);

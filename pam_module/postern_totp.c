@@ -29,7 +29,8 @@ static void usage(FILE *f)
 	fputs("usage: " PROG " [-C CONFIG] [-S STORE] COMMAND [ARGS]\n"
 	      "  enroll [--algorithm SHA1|SHA256|SHA512] [--digits 6|8] [--issuer NAME]\n"
 	      "         [--bind-key PUBKEY_FILE]... [--no-verify] [--force] [--format text|uri] USER\n"
-	      "  status USER          enrolment, keys, failures, lockout (never the secret)\n"
+	      "  status USER          enrolment, keys, invite, failures, lockout (never the secret)\n"
+	      "  status --all [--group NAME]  every member of uploaders (or NAME): factors, invites\n"
 	      "  list                 every enrolled user\n"
 	      "  unlock USER          clear failures and lockout\n"
 	      "  revoke USER          move the record to the store's .attic\n"
@@ -38,7 +39,11 @@ static void usage(FILE *f)
 	      "  enroll-key [--comment WORD] USER 'sk-ssh-ed25519@openssh.com AAAA... [comment]'\n"
 	      "                       a security key as a factor of its own (no code with it)\n"
 	      "  revoke-key USER FINGERPRINT  remove one security key (the record is kept)\n"
-	      "  require USER security-key|any  whether a code is enough for USER\n", f);
+	      "  require USER security-key|any  whether a code is enough for USER\n"
+	      "  invite [--expires 7d] USER  a one-time code to log in once and enrol (shown once)\n"
+	      "  invite --all-uploaders [--group NAME] [--expires 7d]\n"
+	      "                       an invite for every member without a factor: USER CODE EXPIRES\n"
+	      "  revoke-invite USER   the invite no longer works (it is kept in the attic)\n", f);
 }
 
 static void print_time(const char *label, int64_t t, const char *none)
@@ -76,9 +81,44 @@ static const char *lock_record(struct admin *a, int argc, char **argv, int *fd,
 	return rc < 0 ? NULL : user;
 }
 
+/* status USER, or status --all [--group NAME]: options before or after, GNU style. */
+static const char *status_options(int argc, char **argv, bool *all, const char **group)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "group", required_argument, NULL, 'g' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'a')
+			*all = true;
+		else if (c == 'g')
+			*group = optarg;
+		else {
+			admin_fail("status: see " PROG " --help");
+			return NULL;
+		}
+	}
+	if (*all == (argc - optind == 1) || argc - optind > 1) {
+		admin_fail("status: give one USER, or --all");
+		return NULL;
+	}
+	return *all ? "" : argv[optind];
+}
+
+static int user_status(struct admin *a, const char *user)
+{
+	return sk_status_print(a, user) | invite_status_print(a, user);
+}
+
 static int cmd_status(struct admin *a, int argc, char **argv)
 {
-	const char *user = admin_operand(argc, argv, "USER");
+	const char *group = "uploaders";
+	bool all = false;
+	const char *user = status_options(argc, argv, &all, &group);
 	struct totp_record r;
 	struct pst_err e = { "" };
 	size_t k;
@@ -86,13 +126,15 @@ static int cmd_status(struct admin *a, int argc, char **argv)
 
 	if (user == NULL)
 		return 1;
+	if (all)
+		return status_all(a, group);
 	if (!name_is_user(user))
 		return admin_fail("'%s' is not a valid user name", user);
 	rc = totp_store_read(a->storefd, user, false, NULL, &r, &e);
 	printf("user: %s\n", user);
 	if (rc == -ENOENT) {
 		printf("enrolled: no\n");
-		return sk_status_print(a, user);
+		return user_status(a, user);
 	}
 	if (rc < 0)
 		return admin_fail("%s/%s: unusable record: %s", a->store_path, user, e.msg);
@@ -107,7 +149,7 @@ static int cmd_status(struct admin *a, int argc, char **argv)
 	printf("failures: %u\n", r.failures);
 	print_time("locked until", r.locked_until > time(NULL) ? r.locked_until : 0, "not locked");
 	totp_record_wipe(&r);
-	return sk_status_print(a, user);
+	return user_status(a, user);
 }
 
 static int cmd_list(struct admin *a, int argc, char **argv)
@@ -204,6 +246,8 @@ static const struct command commands[] = {
 	{ "enroll-key", cmd_enroll_key, true, AUDIT_OP_CHANGE },
 	{ "revoke-key", cmd_revoke_key, false, AUDIT_OP_CHANGE },
 	{ "require", cmd_require, true, AUDIT_OP_CHANGE },
+	{ "invite", cmd_invite, true, AUDIT_OP_CHANGE },
+	{ "revoke-invite", cmd_revoke_invite, false, AUDIT_OP_CHANGE },
 };
 
 static int run_command(struct admin *a, const struct command *c, int argc, char **argv)

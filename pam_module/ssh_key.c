@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define SSH_BLOB_MAX 16384
-#define SSH_TYPE_MAX 64
 
 static bool type_valid(const char *t, size_t n)
 {
@@ -137,6 +136,7 @@ static int key_from_words(char *type, char *b64, struct ssh_keys *out, struct ps
 	for (i = 0; i < out->n; i++)
 		if (strcmp(out->fpr[i], out->fpr[out->n]) == 0)
 			return 0;
+	memcpy(out->type[out->n], type, strlen(type) + 1);
 	out->n++;
 	return 0;
 }

@@ -19,9 +19,11 @@
 
 #define SSH_AUTH_INFO_MAX 16384
 #define SSH_KEYS_MAX TOTP_KEYS_MAX
+#define SSH_TYPE_MAX 64
 
 struct ssh_keys {
 	char fpr[SSH_KEYS_MAX][TOTP_FPR_MAX];
+	char type[SSH_KEYS_MAX][SSH_TYPE_MAX];   /* the key type, as sshd named it */
 	size_t n;
 };
 

@@ -7,11 +7,11 @@
 
 #include "audit.h"
 #include "errmsg.h"
+#include "recovery_codes.h"
 #include "ssh_key.h"
 #include "totp_record.h"
 
 #define PROG "postern-totp"
-#define RECOVERY_CODES 10
 
 struct admin {
 	const char *store_path;
@@ -26,6 +26,14 @@ int cmd_import_oath(struct admin *a, int argc, char **argv);
 int cmd_enroll_key(struct admin *a, int argc, char **argv);
 int cmd_revoke_key(struct admin *a, int argc, char **argv);
 int cmd_require(struct admin *a, int argc, char **argv);
+int cmd_invite(struct admin *a, int argc, char **argv);
+int cmd_revoke_invite(struct admin *a, int argc, char **argv);
+
+/* The invite lines of status USER; 1 after printing why not. */
+int invite_status_print(struct admin *a, const char *user);
+
+/* status --all: every member of group, which factors each has, and invites. */
+int status_all(struct admin *a, const char *group);
 
 /* The security-key lines of status USER; 1 after printing why not. */
 int sk_status_print(struct admin *a, const char *user);
@@ -56,10 +64,7 @@ int admin_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* getpwnam with a message; false when the user has no account. */
 bool admin_user_exists(const char *user, unsigned *uid, unsigned *gid);
 
-/* Fill r's recovery hashes and write the codes (dashed) into codes. */
-int recovery_codes_new(struct totp_record *r, char codes[][24], size_t n, struct pst_err *e);
-
 /* Print the codes as the one and only time anyone sees them. */
-void recovery_codes_print(char codes[][24], size_t n);
+void recovery_codes_print(char codes[][ONE_TIME_CODE_SIZE], size_t n);
 
 #endif

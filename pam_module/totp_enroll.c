@@ -19,6 +19,7 @@
 #include "totp_admin.h"
 #include "totp_qr.h"
 #include "totp_store.h"
+#include "totp_uri.h"
 #include "totp_verify.h"
 
 #define ISSUER_MAX 64
@@ -35,36 +36,10 @@ struct enroll {
 	bool uri_only;
 	struct ssh_keys keys;
 	struct totp_record rec;
-	char codes[RECOVERY_CODES][24];
+	char codes[RECOVERY_CODES][ONE_TIME_CODE_SIZE];
 };
 
-static const char recovery_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-
-int recovery_codes_new(struct totp_record *r, char codes[][24], size_t n, struct pst_err *e)
-{
-	unsigned char rnd[16];
-	size_t i;
-	size_t j;
-	size_t o;
-
-	for (i = 0; i < n && i < TOTP_RECOVERY_MAX; i++) {
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return pst_fail(e, EIO, "getrandom failed");
-		for (j = 0, o = 0; j < sizeof(rnd); j++) {
-			if (j > 0 && j % 4 == 0)
-				codes[i][o++] = '-';
-			codes[i][o++] = recovery_alphabet[rnd[j] & 31];
-		}
-		codes[i][o] = '\0';
-		if (recovery_hash(codes[i], r->recovery[i], TOTP_HASH_MAX) < 0)
-			return pst_fail(e, EIO, "yescrypt hashing failed");
-	}
-	explicit_bzero(rnd, sizeof(rnd));
-	r->nrecovery = i;
-	return 0;
-}
-
-void recovery_codes_print(char codes[][24], size_t n)
+void recovery_codes_print(char codes[][ONE_TIME_CODE_SIZE], size_t n)
 {
 	size_t i;
 
@@ -171,61 +146,22 @@ static int parse_options(struct enroll *en, int argc, char **argv)
 	return 0;
 }
 
-static void uri_encode(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '-' || c == '.' || c == '_' || c == '~')
-			fputc(c, f);
-		else
-			fprintf(f, "%%%02X", c);
-	}
-}
-
-/* otpauth://totp/ISSUER:USER?secret=...&issuer=...&algorithm=...&digits=...&period=... */
-static int print_uri(FILE *f, const struct enroll *en)
-{
-	char *b32 = NULL;
-	size_t len = 0;
-
-	if (oath_base32_encode((const char *)en->rec.secret, en->rec.secret_len, &b32, &len) != OATH_OK)
-		return -ENOMEM;
-	while (len > 0 && b32[len - 1] == '=')
-		b32[--len] = '\0';
-	fputs("otpauth://totp/", f);
-	uri_encode(f, en->issuer);
-	fputc(':', f);
-	uri_encode(f, en->user);
-	fprintf(f, "?secret=%s&issuer=", b32);
-	uri_encode(f, en->issuer);
-	fprintf(f, "&algorithm=%s&digits=%u&period=%u\n", totp_alg_name(en->rec.alg),
-		en->rec.digits, en->rec.period);
-	explicit_bzero(b32, len);
-	free(b32);
-	return 0;
-}
-
 static int show(struct enroll *en)
 {
-	char *uri = NULL;
-	size_t urilen = 0;
-	FILE *mem;
+	char uri[TOTP_URI_MAX];
 	int rc;
 
-	if (en->uri_only)
-		return print_uri(stdout, en) < 0 ? admin_fail("enroll: cannot encode the secret") : 0;
-	mem = open_memstream(&uri, &urilen);
-	if (mem == NULL || print_uri(mem, en) < 0 || fclose(mem) != 0)
+	if (totp_uri_format(&en->rec, en->issuer, en->user, uri, sizeof(uri)) < 0)
 		return admin_fail("enroll: cannot build the otpauth URI");
+	if (en->uri_only) {
+		printf("%s\n", uri);
+		explicit_bzero(uri, sizeof(uri));
+		return 0;
+	}
 	printf("Enrolling %s: %s, %u digits, every %u seconds. Scan this with the app:\n",
 	       en->user, totp_alg_name(en->rec.alg), en->rec.digits, en->rec.period);
-	uri[urilen - 1] = '\0';
-	rc = qr_print(stdout, uri);
-	printf("or enter this URI:\n%s\n", uri);
-	explicit_bzero(uri, urilen);
-	free(uri);
+	rc = qr_show(stdout, uri);
+	explicit_bzero(uri, sizeof(uri));
 	if (rc < 0)
 		return admin_fail("enroll: cannot draw the QR code: %s", strerror(-rc));
 	recovery_codes_print(en->codes, en->rec.nrecovery);
@@ -415,7 +351,7 @@ int cmd_enroll(struct admin *a, int argc, char **argv)
 
 int cmd_recovery_codes(struct admin *a, int argc, char **argv)
 {
-	char codes[RECOVERY_CODES][24];
+	char codes[RECOVERY_CODES][ONE_TIME_CODE_SIZE];
 	struct audit_session s;
 	struct totp_record r;
 	struct pst_err e = { "" };

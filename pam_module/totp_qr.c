@@ -39,3 +39,11 @@ int qr_print(FILE *f, const char *text)
 	QRcode_free(q);
 	return 0;
 }
+
+int qr_show(FILE *f, const char *uri)
+{
+	int rc = qr_print(f, uri);
+
+	fprintf(f, "or enter this URI:\n%s\n", uri);
+	return rc;
+}

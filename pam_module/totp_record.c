@@ -83,7 +83,7 @@ bool totp_fingerprint_valid(const char *s)
 }
 
 /* yescrypt output: "$y$" then crypt(3)'s alphabet and '$' separators. */
-static bool hash_valid(const char *s)
+bool totp_hash_valid(const char *s)
 {
 	size_t n = strlen(s);
 	size_t i;
@@ -150,7 +150,7 @@ static int parse_list_item(struct parse_state *p, enum field f, const char *v)
 	}
 	if (r->nrecovery == TOTP_RECOVERY_MAX)
 		return fail(p, "too many recovery codes");
-	if (!hash_valid(v))
+	if (!totp_hash_valid(v))
 		return fail(p, "recovery is not a yescrypt hash");
 	memcpy(r->recovery[r->nrecovery++], v, strlen(v) + 1);
 	return 0;
@@ -296,7 +296,7 @@ static bool record_valid(const struct totp_record *r)
 		if (!totp_fingerprint_valid(r->keys[i]))
 			return false;
 	for (i = 0; i < r->nrecovery; i++)
-		if (!hash_valid(r->recovery[i]))
+		if (!totp_hash_valid(r->recovery[i]))
 			return false;
 	return true;
 }

@@ -57,6 +57,9 @@ size_t totp_alg_secret_len(enum totp_alg alg);
 /* True when s is "SHA256:" followed by 43 unpadded base64 characters. */
 bool totp_fingerprint_valid(const char *s);
 
+/* True when s is a yescrypt hash as crypt(3) writes one ("$y$..."). */
+bool totp_hash_valid(const char *s);
+
 /* Parse the text form; r is wiped first and on error. */
 int totp_record_parse(const char *buf, size_t len, struct totp_record *r,
 		      struct pst_err *e);

@@ -106,11 +106,11 @@ static int delete_check(size_t argc, char *const argv[], struct pst_err *e)
 	return 0;
 }
 
-static int help_check(size_t argc, char *const argv[], struct pst_err *e)
+/* help and enroll take no arguments. */
+static int no_arguments(size_t argc, char *const argv[], struct pst_err *e)
 {
-	(void)argv;
 	if (argc != 1)
-		return pst_fail(e, EINVAL, "help: takes no arguments");
+		return pst_fail(e, EINVAL, "%s: takes no arguments", argv[0]);
 	return 0;
 }
 
@@ -119,7 +119,8 @@ static const struct command_rule rules[] = {
 	{ "install-module", SHELL_INSTALL_MODULE, install_check },
 	{ "list", SHELL_LIST, list_check },
 	{ "delete-own", SHELL_DELETE_OWN, delete_check },
-	{ "help", SHELL_HELP, help_check },
+	{ "enroll", SHELL_ENROLL, no_arguments },
+	{ "help", SHELL_HELP, no_arguments },
 };
 
 static enum shell_command refuse_unknown(struct shell_decision *d)

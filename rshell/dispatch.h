@@ -1,5 +1,5 @@
 /*
- * The shell's one decision: which of the five commands a command line is,
+ * The shell's one decision: which of the six commands a command line is,
  * or why it is none of them. Everything else in postern-shell feeds this
  * function (the command line) or acts on its answer.
  */
@@ -18,9 +18,10 @@ enum shell_command {
 	SHELL_LIST,
 	SHELL_DELETE_OWN,
 	SHELL_HELP,
+	SHELL_ENROLL,
 };
 
-#define SHELL_ALLOWED_LIST "rsync, install-module, list, delete-own, help"
+#define SHELL_ALLOWED_LIST "rsync, install-module, list, delete-own, enroll, help"
 
 struct shell_decision {
 	enum shell_command command;

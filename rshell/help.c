@@ -54,6 +54,8 @@ void shell_help_print(FILE *out, const char *user, const struct policy *policy)
 		"                             next to FILE: its OpenPGP signature, sent too)\n"
 		"  list [MODULE]              list releases and your pending uploads\n"
 		"  delete-own [--] FILE       delete one of your uploads or recent releases\n"
+		"  enroll                     your second factor: after an invite login, the\n"
+		"                             QR code for your authenticator app\n"
 		"  help                       this text\n");
 	if (incoming != NULL)
 		fprintf(out, "Uploads go to %s/%s/ (names are relative to it).\n", incoming, user);

@@ -29,6 +29,7 @@
 #include "audit_delivery.h"
 #include "build_config.h"
 #include "dispatch.h"
+#include "enrol.h"
 #include "env.h"
 #include "help.h"
 #include "incoming.h"
@@ -60,6 +61,7 @@ struct shell_ctx {
 	bool interactive;
 	bool proof_checked;
 	enum login_proof_verdict proof;
+	struct login_proof proof_record;   /* valid when proof is LOGIN_PROOF_VALID */
 	struct pst_err refusal;
 };
 
@@ -133,7 +135,7 @@ static bool login_proven(struct shell_ctx *c)
 	struct pst_err why = { "" };
 
 	c->proof = login_proof_check(policy_settings(c->policy)->logins, c->uid,
-				     c->in.ssh_connection, c->login_shell, &why);
+				     c->in.ssh_connection, c->login_shell, &c->proof_record, &why);
 	c->proof_checked = true;
 	if (c->proof == LOGIN_PROOF_VALID)
 		return true;
@@ -142,6 +144,22 @@ static bool login_proven(struct shell_ctx *c)
 				  why.msg);
 	return pst_refuse(&c->refusal, "this login did not pass postern's second factor (%s); the ssh server must run the PAM service that has pam_postern.so (PAMServiceName in the maintainers' sshd_config, OpenSSH 9.8 and later): tell an administrator",
 			  why.msg);
+}
+
+/* A session an invite admitted may enrol and nothing else; a plain `ssh HOST` enrols. */
+static bool invite_session(struct shell_ctx *c)
+{
+	if (c->inv.command == NULL) {
+		c->d.command = SHELL_ENROLL;
+		c->d.name = "enroll";
+		return true;
+	}
+	if (shell_dispatch(c->inv.command, strlen(c->inv.command), &c->d) == SHELL_REFUSED)
+		return pst_refuse(&c->refusal, "%s", c->d.why.msg);
+	if (c->d.command != SHELL_ENROLL && c->d.command != SHELL_HELP)
+		return pst_refuse(&c->refusal, "%s: this login used an invite, so it may only enrol: run 'ssh -t HOST enroll', add the account to your authenticator app, then log in again with a code from it; after that every command works",
+				  c->d.name);
+	return c->d.command == SHELL_ENROLL || modules_ready(c);
 }
 
 static bool incoming_ready(struct shell_ctx *c)
@@ -180,6 +198,8 @@ static bool decide(struct shell_ctx *c, int argc, char **argv)
 		return false;    /* account_load() said why */
 	if (!policy_ready(c) || !login_proven(c))
 		return false;
+	if (enrol_session_is_invite(&c->proof_record))
+		return invite_session(c);
 	if (c->inv.command == NULL) {
 		if (!modules_ready(c))
 			return false;
@@ -235,6 +255,9 @@ static int act(struct shell_ctx *c)
 	case SHELL_HELP:
 		shell_help_print(stdout, c->user, c->policy);
 		return 0;
+	case SHELL_ENROLL:
+		return enrol_run(stdout, policy_settings(c->policy)->logins, &c->proof_record,
+				 c->uid, c->user);
 	case SHELL_REFUSED:
 		break;
 	}

@@ -183,7 +183,7 @@ static void test_release_commands(void **state)
 static void test_unknown_commands(void **state)
 {
 	(void)state;
-	refused("ls", "'ls': not an allowed command (allowed: rsync, install-module, list, delete-own, help)");
+	refused("ls", "'ls': not an allowed command (allowed: rsync, install-module, list, delete-own, enroll, help)");
 	refused("/bin/sh .ssh/rc", "'/bin/sh': not an allowed command (commands are named without a path");
 	refused("sh -c id", "'sh'");
 	refused("scp -t .", "'scp'");
