@@ -33,17 +33,9 @@ static int fail(struct parse_state *p, const char *what)
 
 static int parse_number(struct parse_state *p, const char *v, uint64_t max, uint64_t *out)
 {
-	unsigned long long n;
-	char *end;
+	const char *why;
 
-	if (v[0] < '0' || v[0] > '9' || (v[0] == '0' && v[1] != '\0'))
-		return fail(p, "not a decimal number");
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || n > max)
-		return fail(p, "number out of range");
-	*out = n;
-	return 0;
+	return record_decimal(v, max, out, &why) < 0 ? fail(p, why) : 0;
 }
 
 static int parse_time(struct parse_state *p, const char *v, int64_t *out)

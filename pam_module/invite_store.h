@@ -43,7 +43,4 @@ int invite_store_write(int invfd, const char *user, const struct invite_record *
 int invite_store_retire(int storefd, int dirfd, const char *label, const char *user,
 			const char *why, char *kept, size_t keptlen, struct pst_err *e);
 
-/* An invite code, "abcd-efgh-ijkl-mnop" (INVITE_CODE_LEN), into code. */
-int invite_code_new(char code[INVITE_CODE_LEN + 1], struct pst_err *e);
-
 #endif

@@ -67,15 +67,11 @@ static int fail(struct parse_state *p, const char *what)
 
 static int parse_time(struct parse_state *p, const char *v, int64_t *out)
 {
-	unsigned long long n;
-	char *end;
+	const char *why;
+	uint64_t n;
 
-	if (v[0] < '0' || v[0] > '9' || (v[0] == '0' && v[1] != '\0'))
-		return fail(p, "not a decimal number");
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || n > INT64_MAX / 2)
-		return fail(p, "number out of range");
+	if (record_decimal(v, INT64_MAX / 2, &n, &why) < 0)
+		return fail(p, why);
 	*out = (int64_t)n;
 	return 0;
 }

@@ -22,29 +22,17 @@ int sk_store_open(int storefd, bool create, struct pst_err *e)
 	return totp_store_subdir(storefd, SK_DIR, create, e);
 }
 
+static int parse_sk(const char *buf, size_t len, void *record, struct pst_err *e)
+{
+	return sk_record_parse(buf, len, record, e);
+}
+
 int sk_store_read(int skfd, const char *user, int *fd_out, struct sk_record *r,
 		  struct pst_err *e)
 {
-	char *buf;
-	size_t len;
-	int fd, rc;
-
 	memset(r, 0, sizeof(*r));
-	fd = totp_store_load(skfd, user, SK_RECORD_MAX, fd_out != NULL, &buf, &len, e);
-	if (fd < 0)
-		return fd;
-	rc = sk_record_parse(buf, len, r, e);
-	free(buf);
-	if (rc < 0) {
-		pst_err_prefix(e, "%s/%s", SK_DIR, user);
-		close(fd);
-		return rc == -ENOENT ? -EINVAL : rc;
-	}
-	if (fd_out != NULL)
-		*fd_out = fd;
-	else
-		close(fd);
-	return 0;
+	return totp_store_read_kind(skfd, SK_DIR, user, SK_RECORD_MAX, fd_out != NULL, fd_out,
+				    parse_sk, r, e);
 }
 
 static int write_named(int skfd, const char *name, const struct sk_record *r,

@@ -82,6 +82,23 @@ bool totp_fingerprint_valid(const char *s)
 	return s[7 + 43] == '\0';
 }
 
+int record_decimal(const char *v, uint64_t max, uint64_t *out, const char **why)
+{
+	unsigned long long n;
+	char *end;
+
+	*why = "not a decimal number";
+	if (v[0] < '0' || v[0] > '9' || (v[0] == '0' && v[1] != '\0'))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	*why = "number out of range";
+	if (errno != 0 || *end != '\0' || n > max)
+		return -ERANGE;
+	*out = n;
+	return 0;
+}
+
 /* yescrypt output: "$y$" then crypt(3)'s alphabet and '$' separators. */
 bool totp_hash_valid(const char *s)
 {
@@ -103,17 +120,9 @@ static int fail(struct parse_state *p, const char *what)
 
 static int parse_u64(struct parse_state *p, const char *v, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long n;
+	const char *why;
 
-	if (v[0] < '0' || v[0] > '9' || (v[0] == '0' && v[1] != '\0'))
-		return fail(p, "not a decimal number");
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || n > max)
-		return fail(p, "number out of range");
-	*out = n;
-	return 0;
+	return record_decimal(v, max, out, &why) < 0 ? fail(p, why) : 0;
 }
 
 static int parse_secret(struct parse_state *p, const char *v)

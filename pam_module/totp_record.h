@@ -57,6 +57,12 @@ size_t totp_alg_secret_len(enum totp_alg alg);
 /* True when s is "SHA256:" followed by 43 unpadded base64 characters. */
 bool totp_fingerprint_valid(const char *s);
 
+/*
+ * A number as the records write it: decimal digits, no sign, no leading
+ * zero, at most max. 0, or -EINVAL/-ERANGE with *why the message.
+ */
+int record_decimal(const char *v, uint64_t max, uint64_t *out, const char **why);
+
 /* True when s is a yescrypt hash as crypt(3) writes one ("$y$..."). */
 bool totp_hash_valid(const char *s);
 

@@ -113,22 +113,25 @@ int totp_store_load(int dirfd, const char *user, size_t max, bool lock, char **b
 	return fd;
 }
 
-int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
-		    struct totp_record *r, struct pst_err *e)
+int totp_store_read_kind(int dirfd, const char *label, const char *user, size_t max,
+			 bool lock, int *fd_out, store_parse_fn parse, void *record,
+			 struct pst_err *e)
 {
 	char *buf;
 	size_t len;
 	int fd, rc;
 
-	totp_record_wipe(r);
-	fd = totp_store_load(storefd, user, TOTP_RECORD_MAX, lock, &buf, &len, e);
+	fd = totp_store_load(dirfd, user, max, lock, &buf, &len, e);
 	if (fd < 0)
 		return fd;
-	rc = totp_record_parse(buf, len, r, e);
+	rc = parse(buf, len, record, e);
 	explicit_bzero(buf, len);
 	free(buf);
 	if (rc < 0) {
-		pst_err_prefix(e, "%s", user);
+		if (label != NULL)
+			pst_err_prefix(e, "%s/%s", label, user);
+		else
+			pst_err_prefix(e, "%s", user);
 		close(fd);
 		return rc == -ENOENT ? -EINVAL : rc;
 	}
@@ -137,6 +140,19 @@ int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
 	else
 		close(fd);
 	return 0;
+}
+
+static int parse_totp(const char *buf, size_t len, void *record, struct pst_err *e)
+{
+	return totp_record_parse(buf, len, record, e);
+}
+
+int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
+		    struct totp_record *r, struct pst_err *e)
+{
+	totp_record_wipe(r);
+	return totp_store_read_kind(storefd, NULL, user, TOTP_RECORD_MAX, lock, fd_out,
+				    parse_totp, r, e);
 }
 
 int totp_store_lock(int storefd, const char *user, struct pst_err *e)

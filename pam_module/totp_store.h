@@ -45,6 +45,18 @@ int totp_store_read(int storefd, const char *user, bool lock, int *fd_out,
 int totp_store_load(int dirfd, const char *user, size_t max, bool lock, char **buf,
 		    size_t *len, struct pst_err *e);
 
+/* One kind of record's parser (totp_record_parse, sk_record_parse, ...). */
+typedef int (*store_parse_fn)(const char *buf, size_t len, void *record, struct pst_err *e);
+
+/*
+ * totp_store_load() and parse the text into record, wiping the text; an
+ * error names the record as LABEL/USER (USER when label is NULL). With
+ * fd_out the open fd is returned there (holding the lock, if taken).
+ */
+int totp_store_read_kind(int dirfd, const char *label, const char *user, size_t max,
+			 bool lock, int *fd_out, store_parse_fn parse, void *record,
+			 struct pst_err *e);
+
 /*
  * Take the exclusive lock of user's record without parsing it (to replace
  * an unreadable one). fd or -errno; -ENOENT when there is none.
