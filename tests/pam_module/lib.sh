@@ -73,3 +73,15 @@ logged() {
 
 secret_of() { sed -n 's/^secret //p' "$1"; }
 field_of() { sed -n "s/^$2 //p" "$1"; }
+
+# newkey NAME KIND COMMENT: a security key's public half in $T/NAME.pub
+# (tests/pam_module/sk-pubkey.py, $SK_PUBKEY), its SSH_AUTH_INFO_0 line and
+# fingerprint (ssh-keygen's) in $T/NAME.info and $T/NAME.fpr; info NAME and
+# fpr NAME print them.
+newkey() {
+	/usr/bin/python3 "$SK_PUBKEY" "$2" "$3" >"$T/$1.pub"
+	echo "publickey $(cut -d' ' -f1,2 "$T/$1.pub")" >"$T/$1.info"
+	ssh-keygen -lf "$T/$1.pub" | cut -d' ' -f2 >"$T/$1.fpr"
+}
+info() { cat "$T/$1.info"; }
+fpr() { cat "$T/$1.fpr"; }

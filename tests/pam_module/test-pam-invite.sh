@@ -31,13 +31,6 @@ invite() {
 handoff() { cat "$T"/logins/*.enrol 2>/dev/null; }
 clear_logins() { rm -rf "$T/logins"; }
 secret_from_handoff() { handoff | sed -n 's/^uri .*secret=\([A-Z2-7]*\)&.*/\1/p'; }
-newkey() {
-	/usr/bin/python3 "$SK_PUBKEY" "$2" "$3" >"$T/$1.pub"
-	echo "publickey $(cut -d' ' -f1,2 "$T/$1.pub")" >"$T/$1.info"
-	ssh-keygen -lf "$T/$1.pub" | cut -d' ' -f2 >"$T/$1.fpr"
-}
-info() { cat "$T/$1.info"; }
-fpr() { cat "$T/$1.fpr"; }
 newkey sk4 ed25519 ptinv4@key
 newkey sk5 ecdsa ptinv5@key
 

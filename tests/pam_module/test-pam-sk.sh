@@ -22,15 +22,6 @@ printf 'auth [success=die ignore=ignore default=die] %s logins=%s store=%s nullo
 	"$MODULE" "$T/logins" "$S" >"$T/svc/ptsk-nullok"
 totp() { "$TOTP" -S "$S" "$@"; }
 code_of() { oathtool --totp -b "$(secret_of "$S/$1")"; }
-# newkey NAME KIND COMMENT: $T/NAME.pub, and its SSH_AUTH_INFO_0 line and
-# fingerprint (ssh-keygen's) in $T/NAME.info and $T/NAME.fpr.
-newkey() {
-	/usr/bin/python3 "$SK_PUBKEY" "$2" "$3" >"$T/$1.pub"
-	echo "publickey $(cut -d' ' -f1,2 "$T/$1.pub")" >"$T/$1.info"
-	ssh-keygen -lf "$T/$1.pub" | cut -d' ' -f2 >"$T/$1.fpr"
-}
-info() { cat "$T/$1.info"; }
-fpr() { cat "$T/$1.fpr"; }
 newkey sk1 ed25519 ptsk1@yubikey
 newkey sk2 ecdsa ptsk2@solokey
 newkey sk3 ed25519 other
