@@ -4,6 +4,7 @@
  * device) used as the publickey step is a second factor of its own:
  * pam_postern admits it without a code (docs/TOTP.md, "Security keys").
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -119,6 +120,30 @@ static bool account_exists(const char *user)
 	return false;
 }
 
+/*
+ * A security key is one person's device: enrolled for a second user, either
+ * could pass as the other wherever both keys are authorized. The owner of
+ * fpr among the other users' records, into owner; false when there is none.
+ */
+static bool key_owner(int skfd, const char *fpr, const char *self, char *owner, size_t len)
+{
+	struct pst_err e = { "" };
+	struct sk_record r;
+	struct dirent *de;
+	bool found = false;
+	DIR *d = fdopendir(dup(skfd));
+
+	while (d != NULL && !found && (de = readdir(d)) != NULL) {
+		if (!name_is_user(de->d_name) || strcmp(de->d_name, self) == 0 ||
+		    sk_store_read(skfd, de->d_name, NULL, &r, &e) < 0)
+			continue;
+		found = sk_record_find(&r, fpr) != NULL && str_copy(owner, len, de->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
+}
+
 static int add_key(struct sk_record *r, const struct sk_key *k, const char *user)
 {
 	if (sk_record_find(r, k->fpr) != NULL)
@@ -138,10 +163,11 @@ int cmd_enroll_key(struct admin *a, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *comment = NULL, *user;
+	char owner[256];
 	struct audit_session s;
 	struct sk_record r;
 	struct sk_key k;
-	int c, skfd, fd;
+	int c, skfd, fd, rc;
 
 	optind = 0;   /* afresh: options may follow the operands */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -156,7 +182,13 @@ int cmd_enroll_key(struct admin *a, int argc, char **argv)
 	if (parse_key_text(argv[optind + 1], comment, &k) != 0 ||
 	    sk_open_user(a, user, true, &skfd, &fd, &r) != 0)
 		return 1;
-	if (add_key(&r, &k, user) != 0) {
+	if (key_owner(skfd, k.fpr, user, owner, sizeof(owner)))
+		rc = admin_fail("enroll-key: %s: the security key %s is %s's already: a key is one "
+				"person's device; revoke it there first (" PROG " revoke-key %s %s)",
+				user, k.fpr, owner, owner, k.fpr);
+	else
+		rc = add_key(&r, &k, user);
+	if (rc != 0) {
 		if (fd >= 0)
 			close(fd);
 		close(skfd);

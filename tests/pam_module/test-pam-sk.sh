@@ -50,6 +50,9 @@ check "enroll-key: audited (sk_enroll)" \
 	grep -q "event=sk_enroll user=ptsk1 .*admin=.* key=$(fpr sk1) type=sk-ssh-ed25519@openssh.com" "$T/enroll.log"
 out=$(totp enroll-key ptsk1 "$(cat "$T/sk1.pub")" 2>&1)
 check "enroll-key: the same key twice is refused" grep -q "is enrolled already" <<<"$out"
+out=$(totp enroll-key ptsk3 "$(cat "$T/sk1.pub")" 2>&1)
+check "enroll-key: a key another user has is refused, naming them" grep -q "is ptsk1's already" <<<"$out"
+check "  and nothing was written for ptsk3" test ! -e "$S/.sk/ptsk3"
 totp status ptsk1 >"$T/status1"
 check "status: not TOTP-enrolled, one security key with its fingerprint and comment" \
 	bash -c "grep -qx 'enrolled: no' '$T/status1' && grep -qx 'security keys: 1' '$T/status1' &&
