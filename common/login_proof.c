@@ -371,6 +371,20 @@ static bool proof_name(char *name, size_t len, pid_t monitor)
 	return n > 0 && (size_t)n < len;
 }
 
+/* "PID", or "PID.START" + LOGIN_HANDOFF_SUFFIX: the names this directory holds. */
+static bool proof_or_handoff(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	size_t n, suffix = strlen(LOGIN_HANDOFF_SUFFIX);
+	unsigned long long start;
+
+	if (dot == NULL)
+		return true;
+	n = strlen(dot + 1);
+	return n > suffix && strcmp(dot + 1 + n - suffix, LOGIN_HANDOFF_SUFFIX) == 0 &&
+	       parse_decimal(dot + 1, n - suffix, ULLONG_MAX, &start);
+}
+
 /*
  * Records are named by pid (handoffs by pid and LOGIN_HANDOFF_SUFFIX), so
  * there are never more than twice as many as there are pids; those whose
@@ -391,8 +405,7 @@ static void sweep_gone(int dirfd)
 
 			off += d->d_reclen;
 			if (!parse_decimal(d->d_name, strcspn(d->d_name, "."), INT_MAX, &pid) ||
-			    pid < 2 || (strchr(d->d_name, '.') != NULL &&
-					strcmp(strchr(d->d_name, '.'), LOGIN_HANDOFF_SUFFIX) != 0))
+			    pid < 2 || !proof_or_handoff(d->d_name))
 				continue;
 			if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 				unlinkat(dirfd, d->d_name, 0);
@@ -565,10 +578,14 @@ enum login_proof_verdict login_proof_check(const char *dir, uid_t uid, const cha
 	return check_monitor(dir, monitor, uid, connection, out, why);
 }
 
-/* DIR/<monitor>.enrol */
-static bool handoff_name(char *name, size_t len, pid_t monitor)
+/*
+ * DIR/<monitor pid>.<its start time>.enrol: a file left for an earlier
+ * process with the same pid (its sweep waits for the pid to be free) is
+ * never read as this one's.
+ */
+static bool handoff_name(char *name, size_t len, pid_t monitor, unsigned long long start)
 {
-	int n = snprintf(name, len, "%ld" LOGIN_HANDOFF_SUFFIX, (long)monitor);
+	int n = snprintf(name, len, "%ld.%llu" LOGIN_HANDOFF_SUFFIX, (long)monitor, start);
 
 	return n > 0 && (size_t)n < len;
 }
@@ -577,11 +594,15 @@ int login_handoff_write(const char *dir, pid_t monitor, uid_t uid, const char *t
 			size_t len, struct pst_err *e)
 {
 	const struct sf_new how = { .mode = 0400, .uid = uid, .gid = 0 };
-	char name[32];
+	unsigned long long start;
+	char name[48];
+	pid_t parent;
 	int fd;
 	int rc;
 
-	if (len > LOGIN_HANDOFF_MAX || !handoff_name(name, sizeof(name), monitor))
+	if (proc_stat_read(monitor, &parent, &start, e) < 0)
+		return -ESRCH;
+	if (len > LOGIN_HANDOFF_MAX || !handoff_name(name, sizeof(name), monitor, start))
 		return pst_fail(e, EINVAL, "the enrolment handoff does not fit in %d bytes",
 				LOGIN_HANDOFF_MAX);
 	fd = proof_dir_create(dir, e);
@@ -594,8 +615,8 @@ int login_handoff_write(const char *dir, pid_t monitor, uid_t uid, const char *t
 	return rc;
 }
 
-int login_handoff_read(const char *dir, pid_t monitor, uid_t uid, char *buf, size_t buflen,
-		       size_t *len, struct pst_err *e)
+int login_handoff_read(const char *dir, const struct login_proof *p, uid_t uid, char *buf,
+		       size_t buflen, size_t *len, struct pst_err *e)
 {
 	const struct sf_rule dir_rule = {
 		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
@@ -604,13 +625,13 @@ int login_handoff_read(const char *dir, pid_t monitor, uid_t uid, char *buf, siz
 		.type = S_IFREG, .uid = uid, .gid = SF_ANY_GID, .forbid = 077,
 		.max_size = LOGIN_HANDOFF_MAX,
 	};
-	char name[32];
+	char name[48];
 	ssize_t n;
 	int dirfd;
 	int fd;
 
-	if (!handoff_name(name, sizeof(name), monitor))
-		return pst_fail(e, EINVAL, "bad sshd process id %ld", (long)monitor);
+	if (!handoff_name(name, sizeof(name), p->monitor, p->monitor_start))
+		return pst_fail(e, EINVAL, "bad sshd process id %ld", (long)p->monitor);
 	dirfd = sf_open_dir_path(dir, &dir_rule, SF_TRUSTED_PATH | SF_PATH_ONLY, e);
 	if (dirfd < 0)
 		return dirfd;

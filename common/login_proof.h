@@ -115,7 +115,7 @@ enum login_proof_verdict login_proof_check(const char *dir, uid_t uid, const cha
  * The enrolment handoff: what pam_postern, after an invite login or the
  * login that completed an invited enrolment, leaves for postern-shell to
  * show that session's user once (rshell/enrol.h: the new secret's URI, or
- * the new recovery codes). DIR/<monitor pid>.enrol, the user's own, mode
+ * the new recovery codes). DIR/<monitor pid>.<its start>.enrol, the user's own, mode
  * 0400, in the proofs' root-owned directory: the user can read it and not
  * change it; it goes when its sshd process does, as a proof does. Unlike a
  * proof it holds a secret, the user's own.
@@ -127,8 +127,9 @@ enum login_proof_verdict login_proof_check(const char *dir, uid_t uid, const cha
 int login_handoff_write(const char *dir, pid_t monitor, uid_t uid, const char *text,
 			size_t len, struct pst_err *e);
 
-/* Read monitor's handoff, which must be uid's and no one else's: 0, -ENOENT, or -errno. */
-int login_handoff_read(const char *dir, pid_t monitor, uid_t uid, char *buf, size_t buflen,
-		       size_t *len, struct pst_err *e);
+/* Read the handoff of the login whose proof is p (login_proof_check's, VALID),
+ * which must be uid's and no one else's: 0, -ENOENT, or -errno. */
+int login_handoff_read(const char *dir, const struct login_proof *p, uid_t uid, char *buf,
+		       size_t buflen, size_t *len, struct pst_err *e);
 
 #endif

@@ -53,7 +53,7 @@ int enrol_run(FILE *out, const char *logins, const struct login_proof *proof, ui
 	struct enrol_handoff h;
 	struct pst_err e = { "" };
 	size_t len = 0;
-	int rc = login_handoff_read(logins, proof->monitor, uid, buf, sizeof(buf), &len, &e);
+	int rc = login_handoff_read(logins, proof, uid, buf, sizeof(buf), &len, &e);
 
 	if (rc == -ENOENT && !enrol_session_is_invite(proof)) {
 		fprintf(out, "You are enrolled: this login passed the second factor (%s).\n"
