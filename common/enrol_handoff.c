@@ -108,22 +108,28 @@ static bool copy_field(char *dst, size_t dstlen, const char *src, size_t n)
 	return true;
 }
 
-/* One line (without its newline); false when it is not one this format has. */
+/*
+ * One line (without its newline); false when it is not one this format has.
+ * Each field is checked as it is read, so a line that leaves a field empty
+ * or malformed cannot make room for another of its kind.
+ */
 static bool parse_line(struct enrol_handoff *h, const char *line, size_t n)
 {
 	const char *sp;
 
 	if (n > 4 && strncmp(line, "uri ", 4) == 0 && h->uri[0] == '\0' && h->ncodes == 0)
-		return copy_field(h->uri, sizeof(h->uri), line + 4, n - 4);
+		return copy_field(h->uri, sizeof(h->uri), line + 4, n - 4) && uri_valid(h->uri);
 	if (n > 4 && strncmp(line, "key ", 4) == 0 && h->uri[0] != '\0' && h->key_type[0] == '\0') {
 		sp = memchr(line + 4, ' ', n - 4);
 		return sp != NULL &&
 		       copy_field(h->key_type, sizeof(h->key_type), line + 4, (size_t)(sp - line - 4)) &&
-		       copy_field(h->key_fpr, sizeof(h->key_fpr), sp + 1, (size_t)(line + n - sp - 1));
+		       copy_field(h->key_fpr, sizeof(h->key_fpr), sp + 1, (size_t)(line + n - sp - 1)) &&
+		       key_type_valid(h->key_type) && key_fpr_valid(h->key_fpr);
 	}
 	if (n > 9 && strncmp(line, "recovery ", 9) == 0 && h->uri[0] == '\0' &&
 	    h->ncodes < HANDOFF_CODES_MAX)
-		return copy_field(h->codes[h->ncodes++], HANDOFF_CODE_SIZE, line + 9, n - 9);
+		return copy_field(h->codes[h->ncodes], HANDOFF_CODE_SIZE, line + 9, n - 9) &&
+		       code_valid(h->codes[h->ncodes++]);
 	return false;
 }
 

@@ -81,6 +81,8 @@ static void refused(void **state)
 		"recovery abcd-efgh-ijkl-mnop\nrecovery abcd-efgh-ijkl-mnop\nrecovery abcd-efgh-ijkl-mnop\n"
 		"recovery abcd-efgh-ijkl-mnop\nrecovery abcd-efgh-ijkl-mnop\n",   /* eleven */
 		"secret JBSWY3DP\n",
+		/* an empty key line does not make room for a second one (found by fuzzing) */
+		"uri " URI "\nkey  x\n" KEY,
 	};
 	struct enrol_handoff h;
 	size_t i;
