@@ -222,28 +222,53 @@ static void enrolled_record(struct invite *iv, const char *factor, const char *k
 		   "factor", factor, "key", key, "rhost", iv->l->rhost, NULL);
 }
 
+/* The key into the user's record, made or (when left empty by revoke-key) filled. */
+static int sk_register(struct invite *iv, int skfd)
+{
+	struct login *l = iv->l;
+	struct pst_err e = { "" };
+	char owner[256];
+	struct sk_record sk;
+	struct sk_key *k;
+	int fd = -1, rc;
+
+	if (sk_store_key_owner(skfd, iv->rec.key_fpr, l->user, owner, sizeof(owner)))
+		return invite_refuse(iv, "security_key_taken",
+				     "the security key is another user's enrolled key");
+	rc = sk_store_read(skfd, l->user, &fd, &sk, &e);
+	if (rc < 0 && rc != -ENOENT)
+		return store_refuse(iv, &e);
+	if (rc == -ENOENT)
+		memset(&sk, 0, sizeof(sk));
+	if (sk.nkeys == SK_KEYS_MAX) {
+		close(fd);
+		return invite_refuse(iv, "store_error", "the security-key record is full");
+	}
+	k = &sk.keys[sk.nkeys++];
+	snprintf(k->type, sizeof(k->type), "%s", iv->rec.key_type);
+	snprintf(k->fpr, sizeof(k->fpr), "%s", iv->rec.key_fpr);
+	snprintf(k->comment, sizeof(k->comment), INVITE_SK_COMMENT);
+	k->created = k->last_used = iv->now;
+	rc = fd >= 0 ? sk_store_write(skfd, l->user, &sk, &e) : sk_store_create(skfd, l->user, &sk, &e);
+	if (fd >= 0)
+		close(fd);
+	return rc < 0 ? store_refuse(iv, &e) : PROCEED;
+}
+
 /* Second login with the security key the invite login used: it becomes the factor. */
 static int confirm_security_key(struct invite *iv)
 {
 	struct login *l = iv->l;
 	struct pst_err e = { "" };
-	struct sk_record sk;
 	int skfd, rc;
 
-	memset(&sk, 0, sizeof(sk));
-	snprintf(sk.keys[0].type, sizeof(sk.keys[0].type), "%s", iv->rec.key_type);
-	snprintf(sk.keys[0].fpr, sizeof(sk.keys[0].fpr), "%s", iv->rec.key_fpr);
-	snprintf(sk.keys[0].comment, sizeof(sk.keys[0].comment), INVITE_SK_COMMENT);
-	sk.keys[0].created = sk.keys[0].last_used = iv->now;
-	sk.nkeys = 1;
 	skfd = sk_store_open(l->storefd, true, &e);
 	if (skfd < 0)
 		return store_refuse(iv, &e);
-	rc = sk_store_create(skfd, l->user, &sk, &e);
+	rc = sk_register(iv, skfd);
 	close(skfd);
-	if (rc < 0)
-		return store_refuse(iv, &e);
-	rc = invite_retire(iv);
+	if (rc == PROCEED)
+		rc = invite_retire(iv);
 	if (rc == PROCEED)
 		rc = proof_leave(l, "security-key");
 	if (rc != PROCEED)

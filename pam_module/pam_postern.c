@@ -244,10 +244,10 @@ static int security_key(struct login *l)
 	if (k != NULL)
 		return rc < 0 ? refuse(l, "store_error", e.msg, PAM_AUTHINFO_UNAVAIL)
 			      : sk_accepted(l, k);
-	/* Without a key record the user may still be invited to register one
+	/* Without a key the user may still be invited to register one
 	 * (pam_invite.c): enrolled_user() refuses every other way in. */
-	l->sk_required = l->cfg.require_sk && rc == -ENOENT;
-	if ((l->cfg.require_sk || (rc == 0 && sk.require)) && !l->sk_required)
+	l->sk_required = (l->cfg.require_sk || (rc == 0 && sk.require)) && !l->has_sk;
+	if ((l->cfg.require_sk || (rc == 0 && sk.require)) && l->has_sk)
 		return refuse(l, "security_key_required",
 			      "the key sshd accepted is not one of the user's security keys",
 			      PAM_AUTH_ERR);

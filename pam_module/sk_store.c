@@ -4,6 +4,7 @@
  */
 #include "sk_store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -77,4 +78,23 @@ int sk_store_keep(int storefd, int skfd, const char *user, const char *why, char
 
 	snprintf(label, sizeof(label), "sk-%s", why);
 	return totp_store_set_aside_in(storefd, skfd, user, label, false, kept, keptlen, e);
+}
+
+bool sk_store_key_owner(int skfd, const char *fpr, const char *self, char *owner, size_t len)
+{
+	struct pst_err e = { "" };
+	struct sk_record r;
+	struct dirent *de;
+	bool found = false;
+	DIR *d = fdopendir(dup(skfd));
+
+	while (d != NULL && !found && (de = readdir(d)) != NULL) {
+		if (!name_is_user(de->d_name) || strcmp(de->d_name, self) == 0 ||
+		    sk_store_read(skfd, de->d_name, NULL, &r, &e) < 0)
+			continue;
+		found = sk_record_find(&r, fpr) != NULL && str_copy(owner, len, de->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
 }

@@ -9,6 +9,7 @@
 #define POSTERN_SK_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "errmsg.h"
 #include "sk_record.h"
@@ -35,5 +36,14 @@ int sk_store_create(int skfd, const char *user, const struct sk_record *r, struc
 /* Keep a copy of user's current record in <store>/.attic/<user>.sk.<why>.<time>. */
 int sk_store_keep(int storefd, int skfd, const char *user, const char *why, char *kept,
 		  size_t keptlen, struct pst_err *e);
+
+/*
+ * A security key is one person's device: enrolled for a second user, either
+ * could pass as the other wherever both keys are authorized. Whether fpr is
+ * in another user's record than self's, that user's name into owner.
+ * Unreadable records are passed over (enroll-key and the module read them
+ * on their own and refuse them there).
+ */
+bool sk_store_key_owner(int skfd, const char *fpr, const char *self, char *owner, size_t len);
 
 #endif

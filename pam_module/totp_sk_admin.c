@@ -4,7 +4,6 @@
  * device) used as the publickey step is a second factor of its own:
  * pam_postern admits it without a code (docs/TOTP.md, "Security keys").
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -120,30 +119,6 @@ static bool account_exists(const char *user)
 	return false;
 }
 
-/*
- * A security key is one person's device: enrolled for a second user, either
- * could pass as the other wherever both keys are authorized. The owner of
- * fpr among the other users' records, into owner; false when there is none.
- */
-static bool key_owner(int skfd, const char *fpr, const char *self, char *owner, size_t len)
-{
-	struct pst_err e = { "" };
-	struct sk_record r;
-	struct dirent *de;
-	bool found = false;
-	DIR *d = fdopendir(dup(skfd));
-
-	while (d != NULL && !found && (de = readdir(d)) != NULL) {
-		if (!name_is_user(de->d_name) || strcmp(de->d_name, self) == 0 ||
-		    sk_store_read(skfd, de->d_name, NULL, &r, &e) < 0)
-			continue;
-		found = sk_record_find(&r, fpr) != NULL && str_copy(owner, len, de->d_name);
-	}
-	if (d != NULL)
-		closedir(d);
-	return found;
-}
-
 static int add_key(struct sk_record *r, const struct sk_key *k, const char *user)
 {
 	if (sk_record_find(r, k->fpr) != NULL)
@@ -182,7 +157,7 @@ int cmd_enroll_key(struct admin *a, int argc, char **argv)
 	if (parse_key_text(argv[optind + 1], comment, &k) != 0 ||
 	    sk_open_user(a, user, true, &skfd, &fd, &r) != 0)
 		return 1;
-	if (key_owner(skfd, k.fpr, user, owner, sizeof(owner)))
+	if (sk_store_key_owner(skfd, k.fpr, user, owner, sizeof(owner)))
 		rc = admin_fail("enroll-key: %s: the security key %s is %s's already: a key is one "
 				"person's device; revoke it there first (" PROG " revoke-key %s %s)",
 				user, k.fpr, owner, owner, k.fpr);

@@ -15,6 +15,7 @@ SK_PUBKEY=$7
 pam_test_start PTINV_INSIDE "$@"
 acct_group ptinvgrp
 for u in ptinv1 ptinv2 ptinv3 ptinv4 ptinv5 ptinv6; do acct_user "$u" -M -N -g ptinvgrp; done
+for u in ptinv7 ptinv8; do acct_user "$u" -M -N; done
 
 KEY_A="publickey ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJArrxC6M9Gjp8UbSL8jRkz3OuKi+tjeXuK/l93STtDT"
 CODE_RE='[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}'
@@ -33,6 +34,7 @@ clear_logins() { rm -rf "$T/logins"; }
 secret_from_handoff() { handoff | sed -n 's/^uri .*secret=\([A-Z2-7]*\)&.*/\1/p'; }
 newkey sk4 ed25519 ptinv4@key
 newkey sk5 ecdsa ptinv5@key
+newkey sk7 ed25519 ptinv7@key
 
 # --- issuing
 invite ptinv1
@@ -147,6 +149,21 @@ check "  the key is the user's security key now, no TOTP record" \
 	bash -c "grep -q '^key sk-ssh-ed25519@openssh.com $(fpr sk4) .* invite\$' '$S/.sk/ptinv4' && test ! -e '$S/ptinv4'"
 auth ptinv ptinv4 --no-answer "$(info sk4)"
 check "  and logs in on its own afterwards" test "$result/$prompted" = PAM_SUCCESS/0
+
+# --- a record emptied by revoke-key, and another user's key
+totp enroll-key ptinv7 "$(cat "$T/sk7.pub")" >/dev/null
+totp revoke-key ptinv7 "$(fpr sk7)" >/dev/null
+invite ptinv7
+auth ptinv ptinv7 "$code" "$(info sk7)"
+check "a user whose last key was revoked can be invited" test "$result" = PAM_SUCCESS
+auth ptinv ptinv7 --no-answer "$(info sk7)"
+check "  and the key goes into the emptied record" \
+	bash -c "test '$result/$prompted' = PAM_SUCCESS/0 && grep -q '^key sk-ssh-ed25519@openssh.com $(fpr sk7) ' '$S/.sk/ptinv7'"
+invite ptinv8
+auth ptinv ptinv8 "$code" "$(info sk4)"
+auth ptinv ptinv8 --no-answer "$(info sk4)"
+check "another user's enrolled security key does not become this user's (security_key_taken)" \
+	bash -c "test '$result' = PAM_AUTH_ERR && grep -q 'reason=security_key_taken' '$log' && test ! -e '$S/.sk/ptinv8'"
 
 # --- require=security-key
 invite ptinv5
