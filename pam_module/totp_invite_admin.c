@@ -148,6 +148,25 @@ static const char *invite_state(const struct invite_record *r, time_t now)
 	return r->admitted != 0 ? "admitted" : "pending";
 }
 
+/*
+ * The pending secret of the invite being replaced (made if its invite login
+ * happened) to the attic too, as revoke-invite does: the new invite login
+ * would otherwise write over it. Under the earlier invite's lock.
+ */
+static int pending_set_aside(struct admin *a, const char *user, struct pst_err *e)
+{
+	int pfd = pending_store_open(a->storefd, false, e);
+	int rc;
+
+	if (pfd == -ENOENT)
+		return 0;
+	if (pfd < 0)
+		return pfd;
+	rc = invite_store_retire(a->storefd, pfd, "pending", user, "replaced", NULL, 0, e);
+	close(pfd);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 /* The new invite, hashed, in place of any earlier one (kept in the attic). */
 static int invite_write(struct admin *a, int invfd, const char *user, const char *code,
 			long long lifetime, bool *replaced, struct invite_record *r)
@@ -164,8 +183,9 @@ static int invite_write(struct admin *a, int invfd, const char *user, const char
 	*replaced = fd >= 0;
 	if (fd < 0 && fd != -ENOENT)
 		return admin_fail("invite: %s: cannot lock the earlier invite: %s", user, e.msg);
-	if (*replaced && totp_store_set_aside_in(a->storefd, invfd, user, "invite-replaced", false,
-						 NULL, 0, &e) < 0) {
+	if (*replaced && (totp_store_set_aside_in(a->storefd, invfd, user, "invite-replaced", false,
+						  NULL, 0, &e) < 0 ||
+			  pending_set_aside(a, user, &e) < 0)) {
 		close(fd);
 		return admin_fail("invite: %s: earlier invite kept, no new one: %s", user, e.msg);
 	}
@@ -216,7 +236,7 @@ static int invite_user(struct admin *a, int invfd, const char *user,
 		else
 			printf("%s: invite code %s (shown only now), valid until %s%s.\n"
 			       "They log in with their ssh key, type the code at \"Verification code:\", "
-			       "and the session shows what to do (ssh -t HOST enroll).\n", user, code,
+			       "and the session shows what to do (ssh HOST enroll).\n", user, code,
 			       until, replaced ? "; the earlier invite no longer works" : "");
 	}
 	explicit_bzero(code, sizeof(code));
@@ -262,7 +282,21 @@ static char **members_copy(const struct group *gr)
 	return members;
 }
 
-/* Every account of the group, primary or listed, in passwd order: fn on each. */
+/*
+ * Whether the account can log in at all: not a system account with the
+ * shell nologin or false, such as postern-ci, which postinst puts in
+ * uploaders to reach the daemon's socket. Such a member is nobody to invite
+ * and not a maintainer without a second factor.
+ */
+static bool account_logs_in(const struct passwd *pw)
+{
+	const char *shell = strrchr(pw->pw_shell, '/');
+
+	shell = shell != NULL ? shell + 1 : pw->pw_shell;
+	return strcmp(shell, "nologin") != 0 && strcmp(shell, "false") != 0;
+}
+
+/* Every account of the group, primary or listed, that can log in, in passwd order: fn on each. */
 static int each_member(const char *group, int (*fn)(const char *user, void *arg), void *arg)
 {
 	struct group *gr = getgrnam(group);
@@ -280,7 +314,7 @@ static int each_member(const char *group, int (*fn)(const char *user, void *arg)
 	setpwent();
 	while ((pw = getpwent()) != NULL)
 		if (name_is_user(pw->pw_name) && in_group(pw, gid, members) &&
-		    fn(pw->pw_name, arg) == 1)
+		    account_logs_in(pw) && fn(pw->pw_name, arg) == 1)
 			failed = 1;
 	endpwent();
 	members_free(members);

@@ -31,7 +31,7 @@ static void show_secret(FILE *out, const struct enrol_handoff *h, const char *us
 			"That login completes the enrolment; no code will be asked for.\n",
 			h->key_fpr, h->key_type);
 	fprintf(out, "\nTo finish, log in again and type a code from the app at \"Verification code:\":\n"
-		"  ssh -t HOST enroll\n"
+		"  ssh HOST enroll\n"
 		"That login completes the enrolment, uses up your invite and shows your recovery\n"
 		"codes. Until then this account can only enrol.\n");
 }

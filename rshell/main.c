@@ -157,7 +157,7 @@ static bool invite_session(struct shell_ctx *c)
 	if (shell_dispatch(c->inv.command, strlen(c->inv.command), &c->d) == SHELL_REFUSED)
 		return pst_refuse(&c->refusal, "%s", c->d.why.msg);
 	if (c->d.command != SHELL_ENROLL && c->d.command != SHELL_HELP)
-		return pst_refuse(&c->refusal, "%s: this login used an invite, so it may only enrol: run 'ssh -t HOST enroll', add the account to your authenticator app, then log in again with a code from it; after that every command works",
+		return pst_refuse(&c->refusal, "%s: this login used an invite, so it may only enrol: only enroll, in this login, shows the secret it made for your authenticator app; once this connection is gone, ask an administrator for a new invite and make 'ssh HOST enroll' the login that uses it",
 				  c->d.name);
 	return c->d.command == SHELL_ENROLL || modules_ready(c);
 }
