@@ -61,6 +61,14 @@ void admin_session(const char *user, struct audit_session *s);
 /* Print "postern-totp: <msg>" to stderr; returns 1 (the exit status). */
 int admin_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The user's upload directory <paths.incoming>/<user>, theirs and 0700, made
+ * when missing (nothing when the config has no paths.incoming); cmd names
+ * the subcommand in errors. 0, or 1 after printing why not.
+ */
+int admin_incoming_dir(struct admin *a, const char *cmd, const char *user, unsigned uid,
+		       unsigned gid);
+
 /* getpwnam with a message; false when the user has no account. */
 bool admin_user_exists(const char *user, unsigned *uid, unsigned *gid);
 

@@ -210,35 +210,38 @@ static int verify_app(struct enroll *en)
 }
 
 /* <incoming>/<user>/: the user's own upload dir, 0700, made once. */
-static int incoming_dir(struct admin *a, const struct enroll *en)
+int admin_incoming_dir(struct admin *a, const char *cmd, const char *user, unsigned uid,
+		       unsigned gid)
 {
 	static const struct sf_rule parent_rule = {
 		.type = S_IFDIR, .uid = 0, .gid = SF_ANY_GID, .forbid = 022, .max_size = 0,
 	};
 	struct sf_rule own_rule = {
-		.type = S_IFDIR, .uid = en->uid, .gid = SF_ANY_GID, .forbid = 077, .max_size = 0,
+		.type = S_IFDIR, .uid = uid, .gid = SF_ANY_GID, .forbid = 077, .max_size = 0,
 	};
 	struct pst_err e = { "" };
 	bool made;
 	int pfd;
 	int fd;
 
+	if (a->incoming == NULL)
+		return 0;
 	pfd = sf_open_dir_path(a->incoming, &parent_rule, SF_TRUSTED_PATH, &e);
 	if (pfd < 0)
-		return admin_fail("enroll: incoming: %s", e.msg);
-	made = mkdirat(pfd, en->user, 0700) == 0;
+		return admin_fail("%s: incoming: %s", cmd, e.msg);
+	made = mkdirat(pfd, user, 0700) == 0;
 	if (!made && errno != EEXIST) {
 		close(pfd);
-		return admin_fail("enroll: %s/%s: cannot create: %s", a->incoming, en->user, strerror(errno));
+		return admin_fail("%s: %s/%s: cannot create: %s", cmd, a->incoming, user, strerror(errno));
 	}
-	fd = sf_openat(pfd, en->user, O_RDONLY | O_DIRECTORY, made ? NULL : &own_rule, NULL, &e);
+	fd = sf_openat(pfd, user, O_RDONLY | O_DIRECTORY, made ? NULL : &own_rule, NULL, &e);
 	close(pfd);
 	if (fd < 0)
-		return admin_fail("enroll: %s/%s: %s", a->incoming, en->user, e.msg);
-	if (made && (fchown(fd, en->uid, en->gid) != 0 || fchmod(fd, 0700) != 0)) {
+		return admin_fail("%s: %s/%s: %s", cmd, a->incoming, user, e.msg);
+	if (made && (fchown(fd, uid, gid) != 0 || fchmod(fd, 0700) != 0)) {
 		close(fd);
-		return admin_fail("enroll: %s/%s: cannot give it to %s: %s", a->incoming, en->user,
-				  en->user, strerror(errno));
+		return admin_fail("%s: %s/%s: cannot give it to %s: %s", cmd, a->incoming, user,
+				  user, strerror(errno));
 	}
 	close(fd);
 	return 0;
@@ -317,7 +320,7 @@ static int enroll_user(struct admin *a, struct enroll *en)
 	fflush(stdout);
 	if (!en->no_verify && verify_app(en) != 0)
 		return 1;
-	if (a->incoming != NULL && incoming_dir(a, en) != 0)
+	if (admin_incoming_dir(a, "enroll", en->user, en->uid, en->gid) != 0)
 		return 1;
 	if (store_record(a, en, &replaced) != 0)
 		return 1;

@@ -78,7 +78,7 @@ static int parse_invite_options(struct invite_opts *o, int argc, char **argv)
 	int c;
 
 	o->lifetime = EXPIRES_DEFAULT;
-	o->group = UPLOADERS_DEFAULT;
+	o->group = NULL;
 	optind = 0;   /* afresh: options may follow the operand */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'e' && !lifetime_parse(optarg, &o->lifetime))
@@ -91,6 +91,10 @@ static int parse_invite_options(struct invite_opts *o, int argc, char **argv)
 		else if (c != 'e')
 			return admin_fail("invite: see " PROG " --help");
 	}
+	if (!o->all_uploaders && o->group != NULL)
+		return admin_fail("invite: --group NAME goes with --all-uploaders");
+	if (o->group == NULL)
+		o->group = UPLOADERS_DEFAULT;
 	if (o->all_uploaders != (argc - optind == 0) || argc - optind > 1)
 		return admin_fail("invite: give one USER, or --all-uploaders and no USER");
 	return 0;
@@ -208,6 +212,7 @@ static int invite_user(struct admin *a, int invfd, const char *user,
 	struct audit_session s;
 	struct pst_err e = { "" };
 	bool totp, replaced = false;
+	unsigned uid, gid;
 	size_t keys;
 	int rc;
 
@@ -223,6 +228,11 @@ static int invite_user(struct admin *a, int invfd, const char *user,
 		return 1;
 	if (rc == 1 && o->all_uploaders && strcmp(invite_state(&r, time(NULL)), "expired") != 0)
 		return 2;    /* their code may be in the mail already */
+	/* Where the first upload goes, as enroll makes it: the invite is all
+	 * the admin does for this user. */
+	if (!admin_user_exists(user, &uid, &gid) ||
+	    admin_incoming_dir(a, "invite", user, uid, gid) != 0)
+		return admin_fail("invite: %s: no invite issued", user);
 	if (one_time_code_new(code, &e) < 0)
 		return admin_fail("invite: %s", e.msg);
 	rc = invite_write(a, invfd, user, code, o->lifetime, &replaced, &r);
@@ -366,8 +376,9 @@ int cmd_invite(struct admin *a, int argc, char **argv)
 	u = (struct all_uploaders){ a, invfd, &o, 0, 0 };
 	rc = each_member(o.group, invite_member, &u);
 	close(invfd);
-	fprintf(stderr, PROG ": %u invites issued; %u members of %s skipped (a factor already, "
-		"or an invite still open: " PROG " status --all)\n", u.issued, u.skipped, o.group);
+	fprintf(stderr, PROG ": %u invite%s issued; %u members of %s skipped (a factor already, "
+		"or an invite still open: " PROG " status --all)\n", u.issued, u.issued == 1 ? "" : "s",
+		u.skipped, o.group);
 	return rc;
 }
 

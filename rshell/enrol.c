@@ -23,7 +23,7 @@ static void show_secret(FILE *out, const struct enrol_handoff *h, const char *us
 	fprintf(out, "Welcome, %s. Add this account to your authenticator app: scan the QR code\n"
 		"(6 digits, every 30 seconds)\n", user);
 	if (qr_show(out, h->uri) < 0)
-		fprintf(out, "(no QR code could be drawn: type the URI above into the app)\n");
+		fprintf(out, "(no QR code could be drawn: type the URI into the app)\n");
 	if (h->key_type[0] != '\0')
 		fprintf(out, "\nYou logged in with the security key %s (%s).\n"
 			"To make it your second factor instead of the app, just log in again with it:\n"
@@ -46,31 +46,51 @@ static void show_codes(FILE *out, const struct enrol_handoff *h)
 		fprintf(out, "  %s\n", h->codes[i]);
 }
 
-int enrol_run(FILE *out, const char *logins, const struct login_proof *proof, uid_t uid,
-	      const char *user)
+/* The handoff's content to out; false (nothing printed) when there is none or it is unreadable. */
+static bool handoff_show(FILE *out, const char *logins, const struct login_proof *proof,
+			 uid_t uid, const char *user, int *rc_out, struct pst_err *e)
 {
 	char buf[LOGIN_HANDOFF_MAX + 1];
 	struct enrol_handoff h;
-	struct pst_err e = { "" };
 	size_t len = 0;
-	int rc = login_handoff_read(logins, proof, uid, buf, sizeof(buf), &len, &e);
 
-	if (rc == -ENOENT && !enrol_session_is_invite(proof)) {
-		fprintf(out, "You are enrolled: this login passed the second factor (%s).\n"
-			"To change your factor, ask an administrator.\n", proof->method);
-		return 0;
-	}
-	if (rc < 0 || enrol_handoff_parse(buf, len, &h, &e) < 0) {
-		explicit_bzero(buf, sizeof(buf));
-		fprintf(stderr, PROG ": enroll: what the login left for this session cannot be read "
-			"(%s); log in again, and if it persists tell an administrator\n", e.msg);
-		return 1;
-	}
+	*rc_out = login_handoff_read(logins, proof, uid, buf, sizeof(buf), &len, e);
+	if (*rc_out == 0 && enrol_handoff_parse(buf, len, &h, e) < 0)
+		*rc_out = -EINVAL;
 	explicit_bzero(buf, sizeof(buf));
+	if (*rc_out < 0)
+		return false;
 	if (h.uri[0] != '\0')
 		show_secret(out, &h, user);
 	else
 		show_codes(out, &h);
 	enrol_handoff_wipe(&h);
-	return 0;
+	return true;
+}
+
+void enrol_notice(FILE *out, const char *logins, const struct login_proof *proof, uid_t uid,
+		  const char *user)
+{
+	struct pst_err e = { "" };
+	int rc;
+
+	handoff_show(out, logins, proof, uid, user, &rc, &e);
+}
+
+int enrol_run(FILE *out, const char *logins, const struct login_proof *proof, uid_t uid,
+	      const char *user)
+{
+	struct pst_err e = { "" };
+	int rc;
+
+	if (handoff_show(out, logins, proof, uid, user, &rc, &e))
+		return 0;
+	if (rc == -ENOENT && !enrol_session_is_invite(proof)) {
+		fprintf(out, "You are enrolled: this login passed the second factor (%s).\n"
+			"To change your factor, ask an administrator.\n", proof->method);
+		return 0;
+	}
+	fprintf(stderr, PROG ": enroll: what the login left for this session cannot be read "
+		"(%s); log in again, and if it persists tell an administrator\n", e.msg);
+	return 1;
 }

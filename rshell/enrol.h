@@ -20,4 +20,8 @@ bool enrol_session_is_invite(const struct login_proof *proof);
 int enrol_run(FILE *out, const char *logins, const struct login_proof *proof, uid_t uid,
 	      const char *user);
 
+/* The same on out when there is something to show, else nothing: for the other commands. */
+void enrol_notice(FILE *out, const char *logins, const struct login_proof *proof, uid_t uid,
+		  const char *user);
+
 #endif

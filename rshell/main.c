@@ -157,7 +157,7 @@ static bool invite_session(struct shell_ctx *c)
 	if (shell_dispatch(c->inv.command, strlen(c->inv.command), &c->d) == SHELL_REFUSED)
 		return pst_refuse(&c->refusal, "%s", c->d.why.msg);
 	if (c->d.command != SHELL_ENROLL && c->d.command != SHELL_HELP)
-		return pst_refuse(&c->refusal, "%s: this login used an invite, so it may only enrol: only enroll, in this login, shows the secret it made for your authenticator app; once this connection is gone, ask an administrator for a new invite and make 'ssh HOST enroll' the login that uses it",
+		return pst_refuse(&c->refusal, "%s: this login used an invite, so it may only enrol: add the account below to your authenticator app (enroll shows it again on this connection), then log in again with a code from it; if the connection is gone before you could, ask an administrator for a new invite",
 				  c->d.name);
 	return c->d.command == SHELL_ENROLL || modules_ready(c);
 }
@@ -264,6 +264,19 @@ static int act(struct shell_ctx *c)
 	return 1; /* fail safe */
 }
 
+/*
+ * What pam_postern left to show once in this login (a new secret, new
+ * recovery codes) is shown whatever the command: a maintainer who typed
+ * another command than enroll must not lose it. On stderr, which rsync and
+ * scripts leave alone.
+ */
+static void handoff_notice(struct shell_ctx *c)
+{
+	if (c->proof_checked && c->proof == LOGIN_PROOF_VALID)
+		enrol_notice(stderr, policy_settings(c->policy)->logins, &c->proof_record, c->uid,
+			     c->user);
+}
+
 static int run(struct shell_ctx *c, int argc, char **argv)
 {
 	const char *mode;
@@ -276,10 +289,13 @@ static int run(struct shell_ctx *c, int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", c->refusal.msg);
 		if (c->interactive)
 			shell_help_print(stderr, c->user, c->policy);
+		handoff_notice(c);
 		return finish(c, 1);
 	}
 	audit_emit(LOG_INFO, "command_allow", &c->s, "command", c->inv.command,
 		   "name", c->d.name, "mode", shell_mode_name(c->inv.mode), NULL);
+	if (c->d.command != SHELL_ENROLL)
+		handoff_notice(c);
 	return finish(c, act(c));
 }
 

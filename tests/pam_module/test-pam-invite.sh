@@ -51,6 +51,8 @@ check "status: not enrolled, an invite pending" \
 	bash -c "grep -qx 'enrolled: no' '$T/status' && grep -q '^invite: pending (expires 20' '$T/status'"
 out=$(totp invite --expires 91d ptinv1 2>&1)
 check "invite --expires beyond 90 days is refused, saying the limit" grep -q "at most 90d" <<<"$out"
+out=$(totp invite --group ptinvgrp ptinv1 2>&1)
+check "invite --group without --all-uploaders is refused" grep -q "goes with --all-uploaders" <<<"$out"
 out=$(totp invite ptinv-nobody-$$ 2>&1)
 check "invite: a user without an account is refused" grep -q "no such account" <<<"$out"
 
