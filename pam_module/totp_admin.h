@@ -29,6 +29,13 @@ int cmd_require(struct admin *a, int argc, char **argv);
 int cmd_invite(struct admin *a, int argc, char **argv);
 int cmd_revoke_invite(struct admin *a, int argc, char **argv);
 
+/*
+ * After an admin gave user a factor by hand (enroll, enroll-key,
+ * import-oath): their open invite, if any, goes to the attic, so that it
+ * cannot work again should that factor be revoked before it expires.
+ */
+void invite_supersede(struct admin *a, const char *user);
+
 /* The invite lines of status USER; 1 after printing why not. */
 int invite_status_print(struct admin *a, const char *user);
 

@@ -331,6 +331,7 @@ static int enroll_user(struct admin *a, struct enroll *en)
 		   "keys", nkeys, "replaced", replaced ? "yes" : "no", "source", "enroll", NULL);
 	if (!en->uri_only)
 		printf("%s: enrolled\n", en->user);
+	invite_supersede(a, en->user);
 	return 0;
 }
 

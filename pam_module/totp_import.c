@@ -111,6 +111,7 @@ static const char *import_one(struct admin *a, struct import_line *l, struct pst
 			   "source", "import-oath", NULL);
 		printf("%s:%u: %s: imported (SHA1, %u digits, every %u seconds, no recovery codes)\n",
 		       l->file, l->no, l->field[1], r.digits, r.period);
+		invite_supersede(a, l->field[1]);
 	}
 	totp_record_wipe(&r);
 	return why;

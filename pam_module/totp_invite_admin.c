@@ -491,3 +491,39 @@ int status_all(struct admin *a, const char *group)
 	printf("%u members of %s, %u without a second factor\n", st.total, group, st.without);
 	return rc;
 }
+
+void invite_supersede(struct admin *a, const char *user)
+{
+	struct pst_err e = { "" };
+	struct audit_session s;
+	char kept[256];
+	int invfd = invite_store_open(a->storefd, false, &e);
+	int fd = invfd < 0 ? invfd : totp_store_lock(invfd, user, &e);
+	int pfd, rc;
+
+	if (fd == -ENOENT) {
+		if (invfd >= 0)
+			close(invfd);
+		return;
+	}
+	rc = fd < 0 ? fd : invite_store_retire(a->storefd, invfd, "invite", user, "superseded",
+					       kept, sizeof(kept), &e);
+	if (fd >= 0)
+		close(fd);
+	pfd = rc < 0 ? -1 : pending_store_open(a->storefd, false, &e);
+	if (pfd >= 0) {
+		invite_store_retire(a->storefd, pfd, "pending", user, "superseded", NULL, 0, &e);
+		close(pfd);
+	}
+	if (invfd >= 0)
+		close(invfd);
+	if (rc < 0) {
+		admin_fail("%s: has a factor now, but the open invite could not be moved aside (%s): "
+			   PROG " revoke-invite %s", user, e.msg, user);
+		return;
+	}
+	admin_session(user, &s);
+	audit_emit(LOG_NOTICE, "invite_revoke", &s, "admin", a->name, "kept", kept, NULL);
+	fprintf(stderr, PROG ": %s: the open invite no longer works (kept in %s/%s)\n", user,
+		a->store_path, kept);
+}

@@ -178,6 +178,7 @@ int cmd_enroll_key(struct admin *a, int argc, char **argv)
 	       "sshd must demand its PIN or fingerprint: PubkeyAuthOptions verify-required "
 	       "(docs/TOTP.md, \"Security keys\").\n", user, k.fpr, k.type,
 	       k.comment[0] ? ", " : "", k.comment);
+	invite_supersede(a, user);
 	return 0;
 }
 

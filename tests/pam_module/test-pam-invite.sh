@@ -180,6 +180,14 @@ check "  completing with a code is refused (security_key_required)" \
 auth ptinv-require ptinv5 --no-answer "$(info sk5)"
 check "  completing with the key works" test "$result/$prompted" = PAM_SUCCESS/0
 
+# --- an admin's enrolment by hand supersedes an open invite
+acct_user ptinv9 -M -N
+invite ptinv9
+"$CAPTURE" "$T/hand.log" -- "$TOTP" -S "$S" enroll --no-verify ptinv9 >/dev/null 2>"$T/hand.err"
+check "enroll by hand moves the user's open invite to the attic, saying so" \
+	bash -c "test ! -e '$S/.invite/ptinv9' && ls '$S'/.attic/ptinv9.invite-superseded.* >/dev/null &&
+		grep -q 'the open invite no longer works' '$T/hand.err' && grep -q 'event=invite_revoke user=ptinv9' '$T/hand.log'"
+
 # --- rollout: every member of a group, and the overview
 "$CAPTURE" "$T/all.log" -- "$TOTP" -S "$S" invite --all-uploaders --group ptinvgrp >"$T/all.out" 2>"$T/all.err"
 check "invite --all-uploaders: USER CODE EXPIRES for each member without a factor or an open invite (expired and revoked ones get a new one)" \
