@@ -61,6 +61,31 @@ struct policy_ci_binding {
 	unsigned long line, col;     /* where it was written, for messages */
 };
 
+/*
+ * A section of the tree beside sources/ (sections.NAME in postern.yaml):
+ * which files it takes and who may upload them. Parsed and checked only:
+ * install-module does not upload into sections yet (issue 30).
+ */
+#define POLICY_SECTIONS_MAX 32
+#define POLICY_SECTION_NAME_MAX 32     /* bytes of a section name */
+#define POLICY_SECTION_SUFFIX_MAX 32   /* bytes of EXT in a pattern "*.EXT" */
+#define POLICY_SECTION_FILES_MAX 64    /* patterns of one section */
+
+enum policy_uploaders {
+	POLICY_UPLOADERS_MAINTAINERS = 1,  /* of the module the file is named after */
+	POLICY_UPLOADERS_RELEASE_TEAM,     /* release_team */
+	POLICY_UPLOADERS_GROUP,            /* members of the Unix group named by group */
+	POLICY_UPLOADERS_OPEN,             /* any uploader */
+};
+
+struct policy_section {
+	const char *name;               /* the key under sections */
+	const char *const *files;       /* "*.EXT" patterns, NULL-terminated, at least one */
+	enum policy_uploaders uploaders;
+	const char *group;              /* POLICY_UPLOADERS_GROUP's group, else NULL */
+	unsigned long line, col;        /* of the name, for messages */
+};
+
 struct policy_settings {
 	const char *incoming;        /* paths.incoming */
 	const char *tree;            /* paths.tree */
@@ -88,6 +113,8 @@ struct policy_settings {
 	const char *ci_listen;            /* ci.listen: ADDR:PORT or a socket path, or NULL */
 	const struct policy_ci_issuer *ci_issuers;   /* ci.issuers, ci_nissuers of them */
 	size_t ci_nissuers;
+	const struct policy_section *sections;   /* sections, in file order, nsections of them */
+	size_t nsections;
 };
 
 struct policy_module {
@@ -224,5 +251,19 @@ const struct policy_ci_issuer *policy_ci_issuer_find(const struct policy *p, con
  */
 bool policy_ci_may(const struct policy *p, const char *issuer, const char *project,
 		   const char *module);
+
+/* The sections postern.yaml declares, in its order; sources/ is not one of them. */
+size_t policy_section_count(const struct policy *p);
+const struct policy_section *policy_section_at(const struct policy *p, size_t i);
+/* The section named name, or NULL (for "sources" too: it is built in). */
+const struct policy_section *policy_section_find(const struct policy *p, const char *name);
+
+/*
+ * Whether section s takes a file named filename: the longest of its
+ * patterns "*.EXT" that filename ends with, compared byte for byte (case
+ * matters), with at least one byte before the ".EXT"; NULL when none does,
+ * or when filename is empty, holds a '/' or s or filename is NULL.
+ */
+const char *policy_section_accepts(const struct policy_section *s, const char *filename);
 
 #endif

@@ -110,6 +110,51 @@ static unsigned print_release_team(FILE *out, const struct policy_settings *s)
 	return warnings;
 }
 
+static const char *uploaders_text(enum policy_uploaders who)
+{
+	switch (who) {
+	case POLICY_UPLOADERS_MAINTAINERS: return "maintainers of the module a file is named after";
+	case POLICY_UPLOADERS_RELEASE_TEAM: return "the release team";
+	case POLICY_UPLOADERS_GROUP: return "members of group";
+	case POLICY_UPLOADERS_OPEN: return "anyone (open)";
+	default: return "nobody";
+	}
+}
+
+/* The sections beside sources/, and what would keep anyone from using one. */
+static unsigned print_sections(FILE *out, const struct policy *p)
+{
+	const struct policy_settings *s = policy_settings(p);
+	unsigned warnings = 0;
+	size_t i, j;
+
+	fputs("sections: sources (built in)", out);
+	for (i = 0; i < policy_section_count(p); i++)
+		fprintf(out, ", %s", policy_section_at(p, i)->name);
+	fputs(policy_section_count(p) == 0 ? "\n"
+	      : "; install-module does not upload into the others yet\n", out);
+	for (i = 0; i < policy_section_count(p); i++) {
+		const struct policy_section *sec = policy_section_at(p, i);
+		fprintf(out, "section %s:", sec->name);
+		for (j = 0; sec->files[j] != NULL; j++)
+			fprintf(out, "%s%s", j ? ", " : " ", sec->files[j]);
+		fprintf(out, "; uploaders: %s%s%s\n", uploaders_text(sec->uploaders),
+			sec->group ? " " : "", sec->group ? sec->group : "");
+		if (sec->uploaders == POLICY_UPLOADERS_RELEASE_TEAM &&
+		    s->release_team_users == NULL && s->release_team_group == NULL) {
+			fprintf(out, "warning: section %s: its uploaders are the release team, and there "
+				"is none: nobody may upload into it (set release_team)\n", sec->name);
+			warnings++;
+		}
+		if (sec->group != NULL && getgrnam(sec->group) == NULL) {
+			fprintf(out, "warning: section %s: group %s does not exist on this system "
+				"(create it, or fix the name)\n", sec->name, sec->group);
+			warnings++;
+		}
+	}
+	return warnings;
+}
+
 static void print_modules_summary(FILE *out, const struct policy *p, const char *config_name)
 {
 	size_t i, from_doap = 0, open = 0, overrides = 0;
@@ -334,6 +379,7 @@ unsigned report_check(FILE *out, const struct policy *p, const char *path)
 	print_modules_summary(out, p, slash ? slash + 1 : path);
 	fprintf(out, "maintainers: %zu distinct users\n", count_distinct(pairs, n));
 	warnings = print_release_team(out, policy_settings(p));
+	warnings += print_sections(out, p);
 	warnings += warn_unknown_users(out, pairs, n);
 	free(pairs);
 	return warnings + report_signatures(out, p);

@@ -11,6 +11,7 @@
 
 #include "policy_schema.h"
 #include "schema_ci.h"
+#include "schema_sections.h"
 #include "schema_util.h"
 #include "text.h"
 
@@ -60,12 +61,7 @@ static int read_paths(struct schema_ctx *c, const struct ynode *v, void *t)
 
 static int read_rt_group(struct schema_ctx *c, const struct ynode *v, void *t)
 {
-	int rc = schema_string(c, v, "release_team.group", &STRUCT_OF(t)->release_team_group);
-
-	if (rc == 0 && !name_is_user(v->value))
-		return schema_fail(c, v, "release_team.group: '%s' is not a valid group name",
-				   v->value);
-	return rc;
+	return schema_group(c, v, "release_team.group", &STRUCT_OF(t)->release_team_group);
 }
 
 static int read_rt_users(struct schema_ctx *c, const struct ynode *v, void *t)
@@ -516,6 +512,11 @@ static int read_ci_wrap(struct schema_ctx *c, const struct ynode *v, void *t)
 	return schema_ci(c, v, ((struct config_target *)t)->s);
 }
 
+static int read_sections_wrap(struct schema_ctx *c, const struct ynode *v, void *t)
+{
+	return schema_sections(c, v, ((struct config_target *)t)->s);
+}
+
 static bool root_is_empty(const struct ynode *root)
 {
 	return schema_is_null(root);
@@ -539,6 +540,7 @@ int schema_config(struct schema_ctx *c, const struct ynode *root,
 		{ "audit", read_audit_wrap },
 		{ "signatures", read_signatures_wrap },
 		{ "ci", read_ci_wrap },
+		{ "sections", read_sections_wrap },
 	};
 	struct config_target t = { s, mods };
 	int rc;

@@ -93,19 +93,14 @@ static int read_one_issuer(struct schema_ctx *c, const struct ynode *k, struct p
 static int read_issuers(struct schema_ctx *c, const struct ynode *v, void *t)
 {
 	struct policy_settings *s = t;
-	struct policy_ci_issuer *v_out;
 	const struct ynode *k;
 	size_t n = 0;
-	int rc = schema_expect(c, v, YNODE_MAPPING, "ci.issuers");
+	int rc;
+	struct policy_ci_issuer *v_out = schema_entries(c, v, "ci.issuers", "issuers",
+							POLICY_CI_ISSUERS_MAX, sizeof(*v_out), &rc);
 
-	if (rc < 0)
-		return rc;
-	if (v->count == 0 || v->count / 2 > POLICY_CI_ISSUERS_MAX)
-		return schema_fail(c, v, "ci.issuers: between 1 and %d issuers", POLICY_CI_ISSUERS_MAX);
-	v_out = arena_alloc(c->a, (v->count / 2) * sizeof(*v_out));
 	if (v_out == NULL)
-		return pst_fail(c->e, ENOMEM, "out of memory");
-	memset(v_out, 0, (v->count / 2) * sizeof(*v_out));
+		return rc;
 	for (k = v->first; rc == 0 && k != NULL && k->next != NULL; k = k->next->next)
 		rc = read_one_issuer(c, k, &v_out[n++]);
 	s->ci_issuers = v_out;

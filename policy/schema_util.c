@@ -288,20 +288,19 @@ static const struct ynode *find_duplicate(struct schema_ctx *c, const struct yno
 	return dup;
 }
 
-int schema_user_list(struct schema_ctx *c, const struct ynode *n, const char *what,
-		     const char *const **out)
+int schema_word_list(struct schema_ctx *c, const struct ynode *n, const char *what, size_t max,
+		     bool (*valid)(const char *), const char *kind, const char *const **out)
 {
 	const struct ynode *item;
 	const struct ynode *dup;
 	const char **v;
-	int rc = string_list(c, n, what, POLICY_LIST_MAX, false, &v);
+	int rc = string_list(c, n, what, max, false, &v);
 
 	if (rc < 0)
 		return rc;
 	for (item = n->first; item != NULL; item = item->next)
-		if (!name_is_user(item->value))
-			return schema_fail(c, item, "%s: '%s' is not a valid user name", what,
-					   item->value);
+		if (!valid(item->value))
+			return schema_fail(c, item, "%s: '%s' is not %s", what, item->value, kind);
 	dup = find_duplicate(c, n, &rc);
 	if (rc < 0)
 		return rc;
@@ -309,6 +308,21 @@ int schema_user_list(struct schema_ctx *c, const struct ynode *n, const char *wh
 		return schema_fail(c, dup, "%s: '%s' is listed twice", what, dup->value);
 	*out = v;
 	return 0;
+}
+
+int schema_user_list(struct schema_ctx *c, const struct ynode *n, const char *what,
+		     const char *const **out)
+{
+	return schema_word_list(c, n, what, POLICY_LIST_MAX, name_is_user, "a valid user name", out);
+}
+
+int schema_group(struct schema_ctx *c, const struct ynode *n, const char *what, const char **out)
+{
+	int rc = schema_string(c, n, what, out);
+
+	if (rc == 0 && !name_is_user(*out))
+		return schema_fail(c, n, "%s: '%s' is not a valid group name", what, *out);
+	return rc;
 }
 
 int schema_path_list(struct schema_ctx *c, const struct ynode *n, const char *what,
@@ -338,4 +352,22 @@ int schema_argv(struct schema_ctx *c, const struct ynode *n, const char *what,
 		return rc;
 	*out = v;
 	return 0;
+}
+
+void *schema_entries(struct schema_ctx *c, const struct ynode *v, const char *what,
+		     const char *noun, size_t max, size_t size, int *rc)
+{
+	void *out;
+
+	*rc = schema_expect(c, v, YNODE_MAPPING, what);
+	if (*rc < 0)
+		return NULL;
+	if (v->count == 0 || v->count / 2 > max) {
+		*rc = schema_fail(c, v, "%s: between 1 and %zu %s", what, max, noun);
+		return NULL;
+	}
+	out = arena_alloc(c->a, (v->count / 2) * size);
+	if (out == NULL)
+		*rc = pst_fail(c->e, ENOMEM, "out of memory");
+	return out;
 }

@@ -53,6 +53,19 @@ int schema_path_list(struct schema_ctx *c, const struct ynode *n, const char *wh
 		     const char *const **out);
 int schema_user_list(struct schema_ctx *c, const struct ynode *n, const char *what,
 		     const char *const **out);
+/* A list of at most max distinct values, each one valid(); else
+ * "WHAT: 'VALUE' is not KIND" or "WHAT: 'VALUE' is listed twice". */
+int schema_word_list(struct schema_ctx *c, const struct ynode *n, const char *what, size_t max,
+		     bool (*valid)(const char *), const char *kind, const char *const **out);
+/*
+ * A mapping of NAME: VALUE entries, at least one and at most max (else
+ * "WHAT: between 1 and MAX NOUN"): a zeroed array of one size-byte element
+ * per entry, owned by the arena; NULL, with *rc < 0, when it is not.
+ */
+void *schema_entries(struct schema_ctx *c, const struct ynode *v, const char *what,
+		     const char *noun, size_t max, size_t size, int *rc);
+/* A Unix group name (the rules of a user name). */
+int schema_group(struct schema_ctx *c, const struct ynode *n, const char *what, const char **out);
 int schema_argv(struct schema_ctx *c, const struct ynode *n, const char *what,
 		const char *const **out);
 

@@ -26,13 +26,16 @@ static int fail_at(struct builder *b, const yaml_mark_t *m, const char *what)
 static int parser_error(struct builder *b, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "invalid YAML";
+	/* A section's unquoted *.zip reads as an alias: say what to write. */
+	const char *hint = p->context != NULL && strcmp(p->context, "while scanning an alias") == 0
+		? " (quote a value that starts with '*', such as \"*.zip\")" : "";
 
 	if (p->error == YAML_MEMORY_ERROR)
 		return pst_fail(b->e, ENOMEM, "%s: out of memory", b->name);
 	if (p->context != NULL)
-		return pst_fail(b->e, EINVAL, "%s:%lu:%lu: %s %s", b->name,
+		return pst_fail(b->e, EINVAL, "%s:%lu:%lu: %s %s%s", b->name,
 				(unsigned long)p->problem_mark.line + 1,
-				(unsigned long)p->problem_mark.column + 1, problem, p->context);
+				(unsigned long)p->problem_mark.column + 1, problem, p->context, hint);
 	return fail_at(b, &p->problem_mark, problem);
 }
 

@@ -2,11 +2,13 @@
  * policy_parse (and policy_parse_merged) on any bytes. An input holding the
  * line "#--doap--" is split there: the text before is postern.yaml, the text
  * after the generated DOAP module file. Whatever parses must answer
- * decisions without crashing, and every allowed answer must carry a reason;
- * a failed parse must leave no policy and an error with a message.
+ * decisions without crashing, every allowed answer must carry a reason, and
+ * every section must take files named after its patterns; a failed parse
+ * must leave no policy and an error with a message.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,33 @@ static void ask(const struct policy *p, const char *user, const char *module)
 		abort();
 }
 
+/* Every section is found by its name and takes a file named after each of
+ * its patterns, by that pattern or a longer one; never a path. */
+static void exercise_sections(const struct policy *p)
+{
+	char name[64];
+	size_t i, j;
+
+	for (i = 0; i < policy_section_count(p); i++) {
+		const struct policy_section *s = policy_section_at(p, i);
+		if (s == NULL || policy_section_find(p, s->name) != s || s->files[0] == NULL)
+			abort();
+		for (j = 0; s->files[j] != NULL; j++) {
+			const char *got;
+			snprintf(name, sizeof(name), "m-1%s", s->files[j] + 1);
+			got = policy_section_accepts(s, name);
+			if (got == NULL || strlen(got) < strlen(s->files[j]))
+				abort();
+			snprintf(name, sizeof(name), "a/m-1%s", s->files[j] + 1);
+			if (policy_section_accepts(s, name) != NULL)
+				abort();
+		}
+	}
+	if (policy_section_find(p, "sources") != NULL || policy_section_at(p, i) != NULL ||
+	    (i > 0 && policy_section_accepts(policy_section_at(p, 0), "") != NULL))
+		abort();
+}
+
 static void exercise(const struct policy *p)
 {
 	size_t i;
@@ -43,6 +72,7 @@ static void exercise(const struct policy *p)
 	ask(p, "alice", "../etc");
 	(void)policy_is_release_team(p, "alice");
 	(void)policy_settings(p)->limits.max_compressed;
+	exercise_sections(p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

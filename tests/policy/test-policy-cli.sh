@@ -35,6 +35,12 @@ modules:
     ci: [{issuer: gitlab, project: GNOME/gtk}]
   gnome-common:
     open: true
+sections:
+  binaries:
+    files: ["*.zip", "*.flatpak"]
+    uploaders: maintainers
+  releng: {files: ["*.iso"], uploaders: {group: ptpol-rt}}
+  teams: {files: ["*.txt"], uploaders: {group: ptpol-nosuch}}
 EOC
 cat > "$w/doap-modules.yaml" <<EOC
 modules:
@@ -120,6 +126,16 @@ if [ "$rc" = 0 ] &&
 else
 	not_ok "check summary (status $rc): $out"
 fi
+# Sections: listed, and a group that does not exist is a warning, not an error.
+missing=
+for line in "sections: sources (built in), binaries, releng, teams; install-module does not upload into the others yet" \
+	"section binaries: *.zip, *.flatpak; uploaders: maintainers of the module a file is named after" \
+	"section releng: *.iso; uploaders: members of group ptpol-rt" \
+	"warning: section teams: group ptpol-nosuch does not exist on this system (create it, or fix the name)"; do
+	grep -qxF -- "$line" <<<"$out" || missing+="[$line] "
+done
+[ "$rc" = 0 ] && [ -z "$missing" ] && ! grep -q "group ptpol-rt does not exist" <<<"$out" &&
+	ok "check lists the sections" || not_ok "check sections (status $rc, missing $missing): $out"
 
 for cmd in check explain modules import-doap doap-configured; do
 	out=$("$pp" "$cmd" --help); rc=$?
