@@ -272,7 +272,8 @@ static int act(struct shell_ctx *c)
  */
 static void handoff_notice(struct shell_ctx *c)
 {
-	if (c->proof_checked && c->proof == LOGIN_PROOF_VALID)
+	/* A policy that failed later (the module list) is gone: nothing to show then. */
+	if (c->policy != NULL && c->proof_checked && c->proof == LOGIN_PROOF_VALID)
 		enrol_notice(stderr, policy_settings(c->policy)->logins, &c->proof_record, c->uid,
 			     c->user);
 }
