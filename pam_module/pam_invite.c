@@ -27,6 +27,7 @@
 #include "pam_login.h"
 #include "recovery_codes.h"
 #include "sk_store.h"
+#include "text.h"
 #include "totp_store.h"
 #include "totp_uri.h"
 
@@ -185,10 +186,11 @@ static int invite_admit(struct invite *iv)
 		return rc;
 	iv->rec.admitted = iv->now;
 	iv->rec.failures = 0;
-	if (sk >= 0) {
-		snprintf(iv->rec.key_type, sizeof(iv->rec.key_type), "%s", l->keys.type[sk]);
-		snprintf(iv->rec.key_fpr, sizeof(iv->rec.key_fpr), "%s", l->keys.fpr[sk]);
-	}
+	/* security_key_used() found a security-key type: it fits the record. */
+	if (sk >= 0 && (!str_copy(iv->rec.key_type, sizeof(iv->rec.key_type), l->keys.type[sk]) ||
+			!str_copy(iv->rec.key_fpr, sizeof(iv->rec.key_fpr), l->keys.fpr[sk])))
+		return refuse(l, "system_error", "the security key's name does not fit the invite",
+			      PAM_SYSTEM_ERR);
 	if (invite_store_write(iv->invfd, l->user, &iv->rec, &e) < 0)
 		return store_refuse(iv, &e);
 	audit_emit(LOG_NOTICE, "invite_login", &l->session, "service", l->service,
