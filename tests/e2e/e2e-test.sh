@@ -19,6 +19,8 @@ export E2E_TOTP_WINDOW=10
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 . "$here/../common/tap.sh"
+# shellcheck source=assert.sh
+. "$here/assert.sh"
 
 if [ "${E2E_INSIDE:-}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || skip_all "needs root (starts sshd, creates users in a private /etc)"
@@ -43,6 +45,7 @@ trap 'e2e_teardown || true' EXIT
 
 e2e_setup
 T=$E2E_ROOT/t
+ASKPASS_LOG=$E2E_ROOT/client/askpass.log
 install -d -m 0700 "$T"
 for u in "$MAINT" "$OTHER" "$REL" "$LOCKED" "$RELM" "$RELO"; do e2e_add_uploader "$u"; done
 e2e_write_policy "$REL" "hello:$MAINT" "greet:$RELM"
@@ -54,37 +57,10 @@ set +e
 
 # --- TAP and assertions -------------------------------------------------------
 
-diag() { sed 's/^/# /' >&2; }
-
 # run CMD...: status in $rc, output in $T/out and $T/err.
-rc=0
 run() {
 	"$@" >"$T/out" 2>"$T/err"
 	rc=$?
-}
-
-fail_with() {
-	echo "$1" | diag
-	{ echo "status $rc; stdout:"; head -c 2000 "$T/out"; echo "stderr:"; head -c 2000 "$T/err"; } | diag
-	return 1
-}
-
-want_rc() { [ "$rc" = "$1" ] || fail_with "exit status $rc, wanted $1"; }
-want_fail() { [ "$rc" != 0 ] || fail_with "exit status 0, wanted a failure"; }
-want_out() { grep -qF -- "$1" "$T/out" || fail_with "stdout lacks: $1"; }
-want_err() { grep -qF -- "$1" "$T/err" || fail_with "stderr lacks: $1"; }
-
-# want_log MARK PATTERN...: one record after MARK matching every pattern.
-want_log() {
-	local mark=$1; shift
-	e2e_log_wait "$mark" "$@" || { fail_with "no audit record after line $mark with: $*"; return 1; }
-}
-
-# Absence cannot be waited for: give in-flight datagrams a moment to land.
-want_no_log() {
-	local mark=$1 p=$2
-	sleep 0.5
-	! e2e_log_since "$mark" | grep -qF -- "$p" || fail_with "unexpected record: $p"
 }
 
 # The public tree, the uploads and the attic, as they are now.
@@ -95,10 +71,6 @@ snapshot() {
 unchanged_since() {
 	snapshot >"$T/snap.after"
 	diff -u "$1" "$T/snap.after" >"$T/snap.diff" || { diag <"$T/snap.diff"; return 1; }
-}
-
-asked() {
-	wc -l <"$E2E_ROOT/client/askpass.log"
 }
 
 # case DESCRIPTION FUNCTION: one TAP test; the function sees MARK (log

@@ -39,6 +39,8 @@ export E2E_TOTP_WINDOW=10
 . "$here/lib.sh"
 # shellcheck source=../common/tap.sh
 . "$here/../common/tap.sh"
+# shellcheck source=assert.sh
+. "$here/assert.sh"
 
 if [ "${E2E_INSIDE:-}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || skip_all "needs root (starts sshd, creates users in a private /etc)"
@@ -80,6 +82,7 @@ e2e_setup
 T=$E2E_ROOT/t
 install -d -m 0700 "$T"
 K=$E2E_ROOT/client
+ASKPASS_LOG=$K/askpass.log
 S=$E2E_ROOT/state/totp
 # pam_postern's default logins= (the policy names no paths.logins): in
 # this run's private /run.
@@ -91,48 +94,12 @@ e2e_enroll "$HAS"
 e2e_start
 set +e
 
-# --- TAP and assertions (as in e2e-test.sh) -------------------------------------
-
-diag() { sed 's/^/# /' >&2; }
+# --- TAP and assertions (the shared ones are in assert.sh) -----------------------
 
 # run CMD...: status in $rc, output in $T/out and $T/err; no terminal input.
-rc=0
 run() {
 	"$@" </dev/null >"$T/out" 2>"$T/err"
 	rc=$?
-}
-
-fail_with() {
-	echo "$1" | diag
-	{ echo "status $rc; stdout:"; head -c 2000 "$T/out"; echo "stderr:"; head -c 2000 "$T/err"; } | diag
-	return 1
-}
-
-want_rc() { [ "$rc" = "$1" ] || fail_with "exit status $rc, wanted $1"; }
-want_out() { grep -qF -- "$1" "$T/out" || fail_with "stdout lacks: $1"; }
-want_fail() { [ "$rc" != 0 ] || fail_with "exit status 0, wanted a failure"; }
-want_err() { grep -qF -- "$1" "$T/err" || fail_with "stderr lacks: $1"; }
-
-# want_log MARK PATTERN...: one record after MARK matching every pattern.
-want_log() {
-	local mark=$1; shift
-	e2e_log_wait "$mark" "$@" || { fail_with "no audit record after line $mark with: $*"; return 1; }
-}
-
-# Absence cannot be waited for: give in-flight datagrams a moment to land.
-want_no_log() {
-	local mark=$1 p=$2
-	sleep 0.5
-	! e2e_log_since "$mark" | grep -qF -- "$p" || fail_with "unexpected record: $p"
-}
-
-asked() { wc -l <"$K/askpass.log"; }
-asked_since() { tail -n "+$((ASKED + 1))" "$K/askpass.log"; }
-no_code_asked() {
-	! asked_since | grep -q "Verification code" || fail_with "the code was asked for: $(asked_since)"
-}
-code_asked() {
-	asked_since | grep -q "Verification code" || fail_with "the code was not asked for: $(asked_since)"
 }
 
 # The store (every record, by content) and the incoming tree, as they are now.
