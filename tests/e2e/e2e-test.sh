@@ -23,12 +23,7 @@ export E2E_TOTP_WINDOW=10
 . "$here/assert.sh"
 
 if [ "${E2E_INSIDE:-}" != 1 ]; then
-	[ "$(id -u)" = 0 ] || skip_all "needs root (starts sshd, creates users in a private /etc)"
-	missing=$(e2e_missing_components | tr '\n' ' ')
-	if [ -n "$missing" ]; then
-		echo "Bail out! not built in $E2E_BUILD: $missing(the end-to-end test needs every component)"
-		exit 1
-	fi
+	e2e_test_ready
 	e2e_reexec "$E2E_BUILD/tests/e2e/e2e-audit.log" "${BASH_SOURCE[0]}" "$E2E_BUILD"
 fi
 

@@ -56,6 +56,28 @@ e2e_reexec() {
 		E2E_RUN_DIR="${E2E_RUN_DIR:-}" bash "$@"
 }
 
+# e2e_test_ready [--sk-lib FILE] [PROG...]: what an end-to-end test checks
+# before e2e_reexec (it needs tests/common/tap.sh): root, every component
+# built, FILE (tests/sk's middleware) and PROGs on the PATH; the TAP skip or
+# bail-out names what is missing.
+e2e_test_ready() {
+	local sk= missing prog
+	if [ "${1:-}" = --sk-lib ]; then sk=$2; shift 2; fi
+	[ "$(id -u)" = 0 ] || skip_all "needs root (starts sshd, creates users in a private /etc)"
+	missing=$(e2e_missing_components | tr '\n' ' ')
+	if [ -n "$missing" ]; then
+		echo "Bail out! not built in $E2E_BUILD: $missing(the end-to-end test needs every component)"
+		exit 1
+	fi
+	if [ -n "$sk" ] && [ ! -f "$sk" ]; then
+		echo "Bail out! $sk is not built (meson target sk_test_provider)"
+		exit 1
+	fi
+	for prog in "$@"; do
+		command -v "$prog" >/dev/null || { echo "Bail out! $prog not found"; exit 1; }
+	done
+}
+
 # --- the programs under test -------------------------------------------------
 
 # The build's binaries, copied to a root-owned 0755 directory: the users'

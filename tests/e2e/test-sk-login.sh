@@ -35,16 +35,7 @@ export E2E_TOTP_WINDOW=10
 . "$here/assert.sh"
 
 if [ "${E2E_INSIDE:-}" != 1 ]; then
-	[ "$(id -u)" = 0 ] || skip_all "needs root (starts sshd, creates users in a private /etc)"
-	missing=$(e2e_missing_components | tr '\n' ' ')
-	if [ -n "$missing" ]; then
-		echo "Bail out! not built in $E2E_BUILD: $missing(the end-to-end test needs every component)"
-		exit 1
-	fi
-	[ -f "$SK_LIB" ] || { echo "Bail out! $SK_LIB is not built (meson target sk_test_provider)"; exit 1; }
-	for prog in ssh ssh-keygen oathtool setsid timeout; do
-		command -v "$prog" >/dev/null || { echo "Bail out! $prog not found"; exit 1; }
-	done
+	e2e_test_ready --sk-lib "$SK_LIB" ssh ssh-keygen oathtool setsid timeout
 	e2e_reexec "$E2E_BUILD/tests/e2e/e2e-sk-audit.log" "${BASH_SOURCE[0]}" "$E2E_BUILD" "$SK_LIB"
 fi
 
